@@ -1,0 +1,1 @@
+"""Server backends (local processes, docker containers) behind one Protocol; see ``base``."""

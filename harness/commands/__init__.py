@@ -1,0 +1,1 @@
+"""One module per ``rplay`` subcommand, each with ``register(subparsers)``."""

@@ -1,0 +1,1 @@
+"""rplay predictor: what a MySQL-family server will write to its binary log, before running anything."""
