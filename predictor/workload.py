@@ -8,6 +8,16 @@ Format (see README "Workload files"):
 - header lines ``-- title:``, ``-- seed:``, ``-- config:``, ``-- servers:`` describe a fixture case;
 - other ``--`` lines and ``#`` lines are comments.
 
+Expectation keys (all optional, checked against the record of the next statement):
+``format=ROW|STATEMENT|NONE``, ``unsafe=LIMIT,SYSTEM_FUNCTION|none``, ``error=1665|none``,
+``warnings=1592,1105|none``, ``cache=trx|stmt|direct|none|mixed``, ``group=N|none``,
+``before=a,b`` / ``after=a,b`` (every row event of the statement has exactly these image columns; ``-`` = empty),
+``row=TABLE:TYPE:BEFORE:AFTER`` (repeatable; columns comma-separated, may be empty; when present the statement's
+row events must be exactly this set). Qualifiers in ``expect[...]`` restrict the line to configs
+(``binlog_format=ROW``) and/or profiles (``mysql-9.7``; a prefix such as ``mariadb`` matches every MariaDB profile).
+Config variables use canonical names: ``binlog_format``, ``binlog_row_image``, ``transaction_isolation``,
+``binlog_direct_non_transactional_updates``, ``autocommit``, ``sql_log_bin``.
+
 Splitting only looks at line ends and comment lines; it never classifies SQL (that is sqlglot's job).
 """
 
