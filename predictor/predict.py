@@ -4,38 +4,63 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from predictor.records import Format, StatementRecord
+from predictor.analyze import StatementInfo, analyze
+from predictor.engine import Predictor
+from predictor.engines import Engine
+from predictor.fingerprint import fingerprint
+from predictor.profiles import Profile, get_profile, profile_for_version
+from predictor.records import StatementRecord
 from predictor.workload import Workload
+
+__all__ = ["Analyzer", "predict_workload", "profile_for_version"]
+
+
+class Analyzer:
+    """Static analysis cached by statement fingerprint (literals normalised): a workload drawn from a few
+    templates is parsed once per template."""
+
+    def __init__(self) -> None:
+        self._by_text: dict[str, StatementInfo] = {}
+        self._by_fp: dict[str, StatementInfo] = {}
+
+    def __call__(self, sql: str) -> StatementInfo:
+        info = self._by_text.get(sql)
+        if info is not None:
+            return info
+        fp = fingerprint(sql)
+        info = self._by_fp.get(fp)
+        if info is None:
+            info = analyze(sql)
+            self._by_fp[fp] = info
+        if len(self._by_text) < 100_000:
+            self._by_text[sql] = info
+        return info
 
 
 def predict_workload(
     workload: Workload,
-    profile: str,
+    profile: str | Profile,
     session_vars: Mapping[str, str] | None = None,
     server_opts: Mapping[str, str] | None = None,
+    engines: Mapping[str, Engine] | None = None,
+    analyzer: Analyzer | None = None,
 ) -> list[StatementRecord]:
     """Predict every statement of ``workload`` on server profile ``profile`` (e.g. ``mariadb-10.11``).
 
     ``session_vars`` are applied to every session at its start (``--set``); ``server_opts`` override the
-    profile's server options (``--server-opt``). Replica-only statements are not part of the primary's
-    binlog and are predicted with format NONE.
+    profile's server options (``--server-opt``); ``engines`` adds user engine profiles. Replica-only
+    statements are not part of the primary's binlog and are predicted with format NONE.
     """
-    # Placeholder until the rule engine lands: every statement UNKNOWN.
-    return [
-        StatementRecord(s.seq, s.session, s.sql, format=Format.UNKNOWN, reason="predictor not implemented")
-        for s in workload.statements
-    ]
-
-
-def profile_for_version(version: str) -> str:
-    """The profile name matching a server's ``SELECT VERSION()`` string."""
-    v = version.lower()
-    nums = v.split("-")[0].split(".")
-    major_minor = ".".join(nums[:2])
-    if "mariadb" in v:
-        return "mariadb-11.8" if tuple(int(x) for x in nums[:2]) >= (11, 0) else "mariadb-10.11"
-    if major_minor.startswith("8.0"):
-        return "mysql-8.0"
-    if major_minor.startswith("8."):
-        return "mysql-8.4"
-    return "mysql-9.7"
+    prof = profile if isinstance(profile, Profile) else get_profile(profile, server_opts, engines)
+    pred = Predictor(prof, session_vars)
+    analyze_sql = analyzer or Analyzer()
+    replica_only: list[StatementRecord] = []
+    for st in workload.statements:
+        if st.replica_only:
+            replica_only.append(StatementRecord(st.seq, st.session, st.sql))
+            continue
+        pred.step(st.seq, st.session, st.sql, analyze_sql(st.sql))
+    pred.finish()
+    records = [b.record() for b in pred.binlog.builders.values()] + replica_only
+    records.sort(key=lambda r: r.seq)
+    return records

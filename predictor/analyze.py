@@ -1,0 +1,663 @@
+"""Static facts of one statement, read off its sqlglot tree: what it writes and reads, the functions and
+variables it uses, its flags. No catalog, no session: the result is cached per statement fingerprint.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from sqlglot import exp
+
+from predictor import nodes
+from predictor.catalog import Column, Generated, Key, KeyKind, Table
+from predictor.parse import Unparsed, parse
+
+
+class Kind(str, Enum):
+    INSERT = "INSERT"
+    REPLACE = "REPLACE"
+    UPDATE = "UPDATE"
+    DELETE = "DELETE"
+    LOAD = "LOAD"
+    SELECT = "SELECT"
+    DO = "DO"
+    CALL = "CALL"
+    CREATE_TABLE = "CREATE_TABLE"
+    CREATE_TABLE_SELECT = "CREATE_TABLE_SELECT"
+    CREATE_TABLE_LIKE = "CREATE_TABLE_LIKE"
+    DROP_TABLE = "DROP_TABLE"
+    ALTER_TABLE = "ALTER_TABLE"
+    TRUNCATE = "TRUNCATE"
+    RENAME_TABLE = "RENAME_TABLE"
+    CREATE_TRIGGER = "CREATE_TRIGGER"
+    DROP_TRIGGER = "DROP_TRIGGER"
+    CREATE_ROUTINE = "CREATE_ROUTINE"
+    DROP_ROUTINE = "DROP_ROUTINE"
+    CREATE_VIEW = "CREATE_VIEW"
+    DROP_VIEW = "DROP_VIEW"
+    CREATE_SEQUENCE = "CREATE_SEQUENCE"
+    DDL_OTHER = "DDL_OTHER"  # logged directly, no catalog effect we track (indexes, databases, ANALYZE...)
+    BEGIN = "BEGIN"
+    COMMIT = "COMMIT"
+    ROLLBACK = "ROLLBACK"
+    SAVEPOINT = "SAVEPOINT"
+    ROLLBACK_TO = "ROLLBACK_TO"
+    RELEASE_SAVEPOINT = "RELEASE_SAVEPOINT"
+    XA = "XA"
+    SET = "SET"
+    SET_TRANSACTION = "SET_TRANSACTION"
+    LOCK_TABLES = "LOCK_TABLES"
+    UNLOCK_TABLES = "UNLOCK_TABLES"
+    FLUSH = "FLUSH"
+    NOOP = "NOOP"  # not logged, no state we track (USE, SHOW, CHECK, DECLARE...)
+    UNKNOWN = "UNKNOWN"
+
+
+DML_KINDS = frozenset({Kind.INSERT, Kind.REPLACE, Kind.UPDATE, Kind.DELETE, Kind.LOAD})
+
+
+class Op(str, Enum):
+    INSERT = "insert"
+    UPDATE = "update"
+    DELETE = "delete"
+
+
+@dataclass(frozen=True)
+class Write:
+    """A table the statement writes; ``columns`` None means every column (INSERT without a list)."""
+
+    table: str
+    op: Op
+    columns: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Assignment:
+    scope: str  # SESSION | GLOBAL | USER | LOCAL
+    name: str
+    value: str
+
+
+@dataclass(frozen=True)
+class StatementInfo:
+    kind: Kind
+    writes: tuple[Write, ...] = ()
+    reads: tuple[str, ...] = ()
+    functions: tuple[str, ...] = ()
+    sysvars: tuple[str, ...] = ()
+    limit: int | None = None  # None: no LIMIT; -1: a LIMIT that is not a constant
+    ignore: bool = False
+    replace: bool = False
+    on_duplicate: tuple[str, ...] | None = None  # ON DUPLICATE KEY UPDATE columns
+    select_source: bool = False
+    delayed: bool = False
+    temporary: bool = False
+    if_exists: bool = False
+    if_not_exists: bool = False
+    skip_locked: bool = False
+    nowait: bool = False
+    multi_table: bool = False
+    values_rows: int = 0  # VALUES tuples of an INSERT/REPLACE
+    table_def: Table | None = None  # CREATE TABLE / ALTER target definition pieces
+    engine: str | None = None  # ENGINE= of CREATE/ALTER
+    like: str | None = None
+    targets: tuple[str, ...] = ()  # DROP/TRUNCATE/RENAME/ALTER/trigger table/routine or view name
+    assignments: tuple[Assignment, ...] = ()
+    savepoint: str | None = None
+    name: str | None = None
+    routine_kind: str | None = None  # FUNCTION | PROCEDURE
+    timing: str | None = None
+    event: str | None = None
+    body: tuple[StatementInfo, ...] = ()
+    select: StatementInfo | None = None  # view body / CREATE ... SELECT source facts
+    xa: str | None = None
+    chain: bool = False
+    added_columns: tuple[Column, ...] = ()
+    dropped_columns: tuple[str, ...] = ()
+    unknown_reason: str | None = None
+    extra: tuple[str, ...] = field(default=())
+
+    @property
+    def is_dml(self) -> bool:
+        return self.kind in DML_KINDS
+
+
+def analyze(sql: str) -> StatementInfo:
+    tree = parse(sql)
+    if isinstance(tree, Unparsed):
+        return StatementInfo(Kind.UNKNOWN, unknown_reason=tree.reason)
+    try:
+        return analyze_tree(tree)
+    except Exception as e:  # a shape we did not expect: UNKNOWN, never a traceback
+        return StatementInfo(Kind.UNKNOWN, unknown_reason=f"cannot analyse {type(tree).__name__}: {e}")
+
+
+def _name(node: exp.Expression | None) -> str:
+    if node is None:
+        return ""
+    if isinstance(node, exp.Schema):
+        node = node.this
+    if isinstance(node, exp.Table | exp.Identifier | exp.Column):
+        return str(node.name)
+    if isinstance(node, exp.Var | exp.Literal):
+        return str(node.this)
+    return str(node.name) if hasattr(node, "name") else str(node)
+
+
+def _target_table(node: exp.Expression | None) -> str:
+    return _name(node)
+
+
+def _tables(node: exp.Expression | None) -> list[str]:
+    if node is None:
+        return []
+    out: list[str] = []
+    for t in node.find_all(exp.Table):
+        n = t.name
+        if n and n not in out:
+            out.append(str(n))
+    return out
+
+
+def _function_name(f: exp.Func) -> str:
+    if isinstance(f, exp.Anonymous):
+        return str(f.name).upper()
+    return str(f.sql_name()).upper()
+
+
+_FUNC_ALIASES = {"CURRENTVERSION": "VERSION", "CURRENT_VERSION": "VERSION", "CURRENTUSER": "CURRENT_USER",
+                 "CURRENT_USER": "CURRENT_USER", "UUID": "UUID", "RAND": "RAND"}
+
+
+def _expression_facts(node: exp.Expression | None) -> tuple[list[str], list[str]]:
+    """(functions, system variables) used anywhere under ``node``."""
+    funcs: list[str] = []
+    sysvars: list[str] = []
+    if node is None:
+        return funcs, sysvars
+    for n in node.walk():
+        if isinstance(n, exp.Func) and not isinstance(n, exp.Anonymous) and type(n).__name__ in (
+                "Count", "Sum", "Max", "Min", "Avg"):
+            continue
+        if isinstance(n, exp.Func):
+            name = _FUNC_ALIASES.get(_function_name(n), _function_name(n))
+            if name not in funcs:
+                funcs.append(name)
+        elif isinstance(n, exp.SessionParameter):
+            v = _name(n.this).lower()
+            if v not in sysvars:
+                sysvars.append(v)
+    return funcs, sysvars
+
+
+def _limit_value(node: exp.Expression | None) -> int | None:
+    if node is None:
+        return None
+    lim = node.args.get("limit")
+    if lim is None:
+        return None
+    e = lim.expression if isinstance(lim, exp.Limit) else lim
+    if isinstance(e, exp.Literal) and not e.is_string:
+        try:
+            return int(e.this)
+        except ValueError:
+            return -1
+    return -1
+
+
+def _columns_of_schema(node: exp.Expression) -> tuple[str, ...] | None:
+    if isinstance(node, exp.Schema) and node.expressions:
+        return tuple(_name(c) for c in node.expressions)
+    return None
+
+
+def _set_columns(assignments: list[exp.Expression]) -> list[tuple[str | None, str]]:
+    out: list[tuple[str | None, str]] = []
+    for a in assignments:
+        if isinstance(a, exp.EQ):
+            col = a.this
+            if isinstance(col, exp.Column):
+                out.append((str(col.table) or None, str(col.name)))
+            else:
+                out.append((None, _name(col)))
+    return out
+
+
+def _common(tree: exp.Expression, writes: list[Write], **kw: object) -> StatementInfo:
+    funcs, sysvars = _expression_facts(tree)
+    written = {w.table.lower() for w in writes}
+    reads = [t for t in _tables(tree) if t.lower() not in written or kw.get("self_read")]
+    kw.pop("self_read", None)
+    return StatementInfo(writes=tuple(writes), reads=tuple(reads), functions=tuple(funcs),
+                         sysvars=tuple(sysvars), **kw)  # type: ignore[arg-type]
+
+
+def _insert(tree: exp.Insert) -> StatementInfo:
+    target = tree.this
+    table = _target_table(target)
+    cols = _columns_of_schema(target)
+    source = tree.expression
+    conflict = tree.args.get("conflict")
+    odku: tuple[str, ...] | None = None
+    if conflict is not None:
+        odku = tuple(c for _, c in _set_columns(list(conflict.args.get("expressions") or [])))
+    priority = str(tree.args.get("priority") or "").upper()
+    rows = len(source.expressions) if isinstance(source, exp.Values) else 0
+    select_source = source is not None and not isinstance(source, exp.Values)
+    reads_self = select_source and table.lower() in {t.lower() for t in _tables(source)}
+    kind = Kind.REPLACE if tree.args.get("replace") else Kind.INSERT
+    writes = [Write(table, Op.INSERT, cols)]
+    sel = _select(source) if select_source and source is not None else None
+    return _common(tree, writes, kind=kind, ignore=bool(tree.args.get("ignore")),
+                   replace=kind is Kind.REPLACE, on_duplicate=odku, select_source=select_source,
+                   delayed=priority == "DELAYED", values_rows=rows, self_read=reads_self,
+                   limit=sel.limit if sel else None, skip_locked=bool(sel and sel.skip_locked),
+                   nowait=bool(sel and sel.nowait))
+
+
+def _update(tree: exp.Update) -> StatementInfo:
+    target = tree.this
+    tables = _tables(target) if target is not None else []
+    for j in tree.args.get("joins") or []:
+        tables += _tables(j)
+    multi = len(tables) > 1
+    assigned = _set_columns(list(tree.expressions))
+    per_table: dict[str, list[str]] = {}
+    aliases: dict[str, str] = {}
+    if target is not None:
+        for t in target.find_all(exp.Table):
+            aliases[str(t.alias_or_name).lower()] = str(t.name)
+            aliases[str(t.name).lower()] = str(t.name)
+    for tbl, col in assigned:
+        name = aliases.get((tbl or "").lower(), tables[0] if tables else "") if tbl else (tables[0] if tables else "")
+        if multi and not tbl:
+            name = ""  # resolved against the catalog at prediction time
+        per_table.setdefault(name, []).append(col)
+    writes = [Write(t, Op.UPDATE, tuple(c)) for t, c in per_table.items()]
+    limit = _limit_value(tree)
+    return _common(tree, writes, kind=Kind.UPDATE, ignore=bool(tree.args.get("ignore")), limit=limit,
+                   multi_table=multi, self_read=True)
+
+
+def _delete(tree: exp.Delete) -> StatementInfo:
+    targets = [str(t.name) for t in tree.args.get("tables") or []]
+    alias_map: dict[str, str] = {}
+    for t in tree.find_all(exp.Table):
+        if t.alias:
+            alias_map[str(t.alias).lower()] = str(t.name)
+    targets = [alias_map.get(t.lower(), t) for t in targets]
+    if not targets:
+        targets = [_target_table(tree.this)]
+    multi = len(_tables(tree)) > 1 and bool(tree.args.get("tables"))
+    writes = [Write(t, Op.DELETE, None) for t in targets]
+    funcs, sysvars = _expression_facts(tree)
+    aliases = set(alias_map)
+    reads = tuple(t for t in _tables(tree) if t.lower() not in aliases)
+    return StatementInfo(Kind.DELETE, writes=tuple(writes), reads=reads, functions=tuple(funcs),
+                         sysvars=tuple(sysvars), ignore=bool(tree.args.get("ignore")),
+                         limit=_limit_value(tree), multi_table=multi,
+                         extra=("where",) if tree.args.get("where") is not None else ())
+    return _common(tree, writes, kind=Kind.DELETE, ignore=bool(tree.args.get("ignore")),
+                   limit=_limit_value(tree), multi_table=multi, self_read=True)
+
+
+def _load(tree: exp.Expression) -> StatementInfo:
+    table = _target_table(tree.this)
+    cols_node = tree.args.get("columns")
+    cols = tuple(_name(c) for c in cols_node) if isinstance(cols_node, list) and cols_node else None
+    dup = str(tree.args.get("duplicates") or "").upper()
+    return _common(tree, [Write(table, Op.INSERT, cols)], kind=Kind.LOAD, ignore=dup == "IGNORE",
+                   replace=dup == "REPLACE")
+
+
+def _column_def(cd: exp.ColumnDef) -> tuple[Column, list[Key]]:
+    kind = cd.args.get("kind")
+    type_name = "INT"
+    if isinstance(kind, exp.DataType):
+        type_name = str(kind.this.name if hasattr(kind.this, "name") else kind.this).upper()
+        type_name = type_name.replace("DTYPE.", "")
+    nullable = True
+    has_default = False
+    auto = False
+    generated = Generated.NO
+    deps: tuple[str, ...] = ()
+    keys: list[Key] = []
+    name = _name(cd.this)
+    for c in cd.args.get("constraints") or []:
+        k = c.args.get("kind") if isinstance(c, exp.ColumnConstraint) else c
+        if isinstance(k, exp.NotNullColumnConstraint):
+            nullable = bool(k.args.get("allow_null"))
+        elif isinstance(k, exp.DefaultColumnConstraint):
+            has_default = True
+        elif isinstance(k, exp.AutoIncrementColumnConstraint):
+            auto = True
+        elif isinstance(k, exp.PrimaryKeyColumnConstraint):
+            keys.append(Key(KeyKind.PRIMARY, (name,)))
+            nullable = False
+        elif isinstance(k, exp.UniqueColumnConstraint):
+            keys.append(Key(KeyKind.UNIQUE, (name,)))
+        elif isinstance(k, exp.ComputedColumnConstraint | exp.GeneratedAsIdentityColumnConstraint):
+            persisted = bool(k.args.get("persisted"))
+            generated = Generated.STORED if persisted else Generated.VIRTUAL
+            deps = tuple(dict.fromkeys(str(c.name) for c in k.find_all(exp.Column)))
+    if type_name in ("SERIAL",):
+        auto, nullable = True, False
+        keys.append(Key(KeyKind.UNIQUE, (name,)))
+    return Column(name, type_name, nullable, has_default, auto, generated, deps), keys
+
+
+def _key_columns(node: exp.Expression) -> tuple[tuple[str, ...], bool]:
+    cols: list[str] = []
+    prefix = False
+    for e in node.find_all(exp.Column, exp.Identifier, exp.ColumnPrefix, exp.Ordered):
+        if isinstance(e, exp.ColumnPrefix):
+            prefix = True
+    items = node.expressions if node.expressions else []
+    if not items and isinstance(node.this, exp.Schema):
+        items = node.this.expressions
+    for it in items:
+        if isinstance(it, exp.Ordered):
+            it = it.this
+        if isinstance(it, exp.ColumnPrefix):
+            prefix = True
+            it = it.this
+        cols.append(_name(it))
+    return tuple(c for c in cols if c), prefix
+
+
+def _table_constraint(node: exp.Expression) -> Key | None:
+    if isinstance(node, exp.PrimaryKey):
+        cols, prefix = _key_columns(node)
+        return Key(KeyKind.PRIMARY, cols, prefix)
+    if isinstance(node, exp.UniqueColumnConstraint):
+        cols, prefix = _key_columns(node)
+        return Key(KeyKind.UNIQUE, cols, prefix)
+    if isinstance(node, exp.IndexColumnConstraint):
+        cols, prefix = _key_columns(node)
+        kind = str(node.args.get("kind") or "").upper()
+        return Key(KeyKind.FULLTEXT if kind == "FULLTEXT" else (KeyKind.UNIQUE if kind == "UNIQUE"
+                   else KeyKind.PLAIN), cols, prefix)
+    if isinstance(node, exp.Constraint):
+        for e in node.expressions:
+            k = _table_constraint(e)
+            if k:
+                return k
+    return None
+
+
+def _table_def(name: str, schema: exp.Expression | None, engine: str | None, temporary: bool) -> Table:
+    columns: list[Column] = []
+    keys: list[Key] = []
+    if isinstance(schema, exp.Schema):
+        for e in schema.expressions:
+            if isinstance(e, exp.ColumnDef):
+                col, ks = _column_def(e)
+                columns.append(col)
+                keys.extend(ks)
+            else:
+                k = _table_constraint(e)
+                if k is not None and k.columns:
+                    keys.append(k)
+    pk_cols = {c.lower() for k in keys if k.kind is KeyKind.PRIMARY for c in k.columns}
+    columns = [Column(c.name, c.type, False, c.has_default, c.auto_increment, c.generated, c.deps)
+               if c.name.lower() in pk_cols else c for c in columns]
+    return Table(name, engine or "", tuple(columns), tuple(keys), temporary)
+
+
+def _properties(tree: exp.Expression) -> tuple[str | None, bool, str | None]:
+    engine: str | None = None
+    temporary = False
+    like: str | None = None
+    props = tree.args.get("properties")
+    items = list(props.expressions) if props is not None else []
+    items += list(tree.args.get("options") or [])
+    for p in items:
+        if isinstance(p, exp.EngineProperty):
+            engine = _name(p.this)
+        elif isinstance(p, exp.TemporaryProperty):
+            temporary = True
+        elif isinstance(p, exp.LikeProperty):
+            like = _name(p.this)
+    return engine, temporary, like
+
+
+def _create(tree: exp.Create) -> StatementInfo:
+    kind = str(tree.args.get("kind") or "").upper()
+    name = _name(tree.this)
+    exists = bool(tree.args.get("exists"))
+    if kind == "TABLE":
+        engine, temporary, like = _properties(tree)
+        table = _table_def(name, tree.this, engine, temporary)
+        if like:
+            return StatementInfo(Kind.CREATE_TABLE_LIKE, temporary=temporary, if_not_exists=exists, like=like,
+                                 targets=(name,), reads=(like,), name=name)
+        select = tree.expression
+        if select is not None:
+            sel = _select(select)
+            dup = str(tree.args.get("duplicates") or "").upper()
+            return StatementInfo(Kind.CREATE_TABLE_SELECT, writes=(Write(name, Op.INSERT, None),),
+                                 reads=sel.reads, functions=sel.functions, sysvars=sel.sysvars,
+                                 temporary=temporary, if_not_exists=exists, table_def=table, engine=engine,
+                                 ignore=dup == "IGNORE", replace=dup == "REPLACE", select=sel,
+                                 targets=(name,), name=name, select_source=True, limit=sel.limit)
+        return StatementInfo(Kind.CREATE_TABLE, temporary=temporary, if_not_exists=exists, table_def=table,
+                             engine=engine, targets=(name,), name=name)
+    if kind == "VIEW":
+        sel = _select(tree.expression) if tree.expression is not None else None
+        return StatementInfo(Kind.CREATE_VIEW, name=name, select=sel, targets=(name,),
+                             replace=bool(tree.args.get("replace")))
+    if kind == "SEQUENCE":
+        return StatementInfo(Kind.CREATE_SEQUENCE, name=name, targets=(name,), if_not_exists=exists,
+                             temporary=_properties(tree)[1])
+    return StatementInfo(Kind.DDL_OTHER, name=name, extra=(f"CREATE {kind}",))
+
+
+def _select(tree: exp.Expression) -> StatementInfo:
+    funcs, sysvars = _expression_facts(tree)
+    skip = nowait = False
+    for lock in tree.find_all(exp.Lock):
+        w = lock.args.get("wait")
+        if isinstance(w, exp.Expression) and "SKIP" in w.sql().upper():
+            skip = True
+        elif w is False:
+            nowait = True
+    return StatementInfo(Kind.SELECT, reads=tuple(_tables(tree)), functions=tuple(funcs),
+                         sysvars=tuple(sysvars), limit=_limit_value(tree), skip_locked=skip, nowait=nowait)
+
+
+def _drop(tree: exp.Drop) -> StatementInfo:
+    kind = str(tree.args.get("kind") or "").upper()
+    names = [str(t.name) for t in tree.args.get("tables") or []] or [_name(tree.this)]
+    exists = bool(tree.args.get("exists"))
+    if kind == "TABLE":
+        return StatementInfo(Kind.DROP_TABLE, targets=tuple(names), if_exists=exists,
+                             temporary=bool(tree.args.get("temporary")))
+    if kind == "VIEW":
+        return StatementInfo(Kind.DROP_VIEW, targets=tuple(names), if_exists=exists)
+    if kind == "TRIGGER":
+        return StatementInfo(Kind.DROP_TRIGGER, targets=tuple(names), if_exists=exists)
+    if kind in ("FUNCTION", "PROCEDURE"):
+        return StatementInfo(Kind.DROP_ROUTINE, targets=tuple(names), if_exists=exists, routine_kind=kind)
+    if kind == "SEQUENCE":
+        return StatementInfo(Kind.DROP_TABLE, targets=tuple(names), if_exists=exists,
+                             temporary=bool(tree.args.get("temporary")))
+    return StatementInfo(Kind.DDL_OTHER, targets=tuple(names), extra=(f"DROP {kind}",))
+
+
+def _alter(tree: exp.Alter) -> StatementInfo:
+    engine, _, _ = _properties(tree)
+    added: list[Column] = []
+    dropped: list[str] = []
+    for a in tree.args.get("actions") or []:
+        if isinstance(a, exp.ColumnDef):
+            added.append(_column_def(a)[0])
+        elif isinstance(a, exp.EngineProperty):
+            engine = _name(a.this)
+        elif isinstance(a, exp.Drop) and str(a.args.get("kind") or "COLUMN").upper() == "COLUMN":
+            dropped.append(_name(a.this))
+    return StatementInfo(Kind.ALTER_TABLE, targets=(_name(tree.this),), engine=engine,
+                         added_columns=tuple(added), dropped_columns=tuple(dropped))
+
+
+def _assignments(tree: exp.Set) -> StatementInfo:
+    out: list[Assignment] = []
+    funcs, sysvars = [], []
+    for item in tree.expressions:
+        if not isinstance(item, exp.SetItem):
+            continue
+        kind = str(item.args.get("kind") or "").upper()
+        if kind == "TRANSACTION":
+            text = " ".join(e.sql() if isinstance(e, exp.Expression) else str(e) for e in item.expressions)
+            scope = "GLOBAL" if item.args.get("global_") else "NEXT"
+            return StatementInfo(Kind.SET_TRANSACTION, assignments=(Assignment(scope, "transaction", text),))
+        eq = item.this
+        if not isinstance(eq, exp.EQ):
+            continue
+        target = eq.this
+        scope = kind or "SESSION"
+        if isinstance(target, exp.SessionParameter):
+            name = _name(target.this).lower()
+            k = str(target.args.get("kind") or "").upper()
+            if k:
+                scope = k
+        elif isinstance(target, exp.Parameter) or (isinstance(target, exp.Column) and str(target.name).startswith("@")):
+            name = _name(target).lstrip("@").lower()
+            scope = "USER"
+        else:
+            name = _name(target).lower()
+        if name.startswith("@"):
+            scope, name = "USER", name.lstrip("@")
+        value = eq.expression
+        f, s = _expression_facts(value)
+        funcs += f
+        sysvars += s
+        if isinstance(value, exp.Literal | exp.Var | exp.Identifier | exp.Column):
+            text = str(value.this if not isinstance(value, exp.Column) else value.name)
+        elif isinstance(value, exp.Boolean):
+            text = "ON" if value.this else "OFF"
+        else:
+            text = value.sql() if isinstance(value, exp.Expression) else str(value)
+        out.append(Assignment(scope, name, text))
+    return StatementInfo(Kind.SET, assignments=tuple(out), functions=tuple(funcs), sysvars=tuple(sysvars))
+
+
+def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:
+    """Statements of a routine/trigger body in textual order (every branch: conditions are not evaluated)."""
+    if node is None:
+        return ()
+    out: list[StatementInfo] = []
+    control = (exp.Block, exp.IfBlock, exp.WhileBlock, exp.RepeatBlock, exp.LoopBlock, exp.CaseStatement)
+
+    def visit(n: exp.Expression) -> None:
+        if isinstance(n, control):
+            for child in _children(n):
+                visit(child)
+        elif isinstance(n, exp.Return | exp.Declare | exp.Leave | exp.Iterate | nodes.DeclareCursor |
+                        nodes.DeclareCondition | nodes.CursorOp | nodes.Signal):
+            info = _common(n, [], kind=Kind.NOOP)
+            if info.functions or info.sysvars or info.reads:
+                out.append(info)
+        elif isinstance(n, nodes.DeclareHandler):
+            b = n.args.get("body")
+            if isinstance(b, exp.Expression):
+                visit(b)
+        else:
+            out.append(analyze_tree(n))
+
+    visit(node)
+    return tuple(out)
+
+
+def _children(n: exp.Expression) -> list[exp.Expression]:
+    out: list[exp.Expression] = []
+    for key in ("this", "true", "false", "body", "expressions", "ifs", "default", "until"):
+        v = n.args.get(key)
+        if key in ("this", "until") and not isinstance(n, exp.Block):
+            # conditions: their functions still count
+            if isinstance(v, exp.Expression) and not isinstance(v, exp.Block):
+                continue
+        if isinstance(v, list):
+            out += [x for x in v if isinstance(x, exp.Expression)]
+        elif isinstance(v, exp.Expression):
+            out.append(v)
+    flat: list[exp.Expression] = []
+    for x in out:
+        if isinstance(x, exp.If):
+            flat += [y for y in (x.args.get("true"),) if isinstance(y, exp.Expression)]
+        else:
+            flat.append(x)
+    return flat
+
+
+def analyze_tree(tree: exp.Expression) -> StatementInfo:
+    if isinstance(tree, exp.Insert):
+        return _insert(tree)
+    if isinstance(tree, exp.Update):
+        return _update(tree)
+    if isinstance(tree, exp.Delete):
+        return _delete(tree)
+    if isinstance(tree, exp.LoadData):
+        return _load(tree)
+    if isinstance(tree, exp.Select | exp.Union | exp.Intersect | exp.Except):
+        return _select(tree)
+    if isinstance(tree, exp.Create):
+        return _create(tree)
+    if isinstance(tree, exp.Drop):
+        return _drop(tree)
+    if isinstance(tree, exp.Alter):
+        return _alter(tree)
+    if isinstance(tree, exp.TruncateTable):
+        return StatementInfo(Kind.TRUNCATE, targets=tuple(str(t.name) for t in tree.expressions))
+    if isinstance(tree, exp.Set):
+        return _assignments(tree)
+    if isinstance(tree, exp.Transaction):
+        return StatementInfo(Kind.BEGIN)
+    if isinstance(tree, exp.Commit):
+        return StatementInfo(Kind.COMMIT, chain=bool(tree.args.get("chain")))
+    if isinstance(tree, exp.Rollback):
+        sp = tree.args.get("savepoint")
+        if sp is not None:
+            return StatementInfo(Kind.ROLLBACK_TO, savepoint=_name(sp))
+        return StatementInfo(Kind.ROLLBACK, chain=bool(tree.args.get("chain")))
+    if isinstance(tree, nodes.Savepoint):
+        return StatementInfo(Kind.SAVEPOINT, savepoint=_name(tree.this))
+    if isinstance(tree, nodes.ReleaseSavepoint):
+        return StatementInfo(Kind.RELEASE_SAVEPOINT, savepoint=_name(tree.this))
+    if isinstance(tree, nodes.Call):
+        funcs, sysvars = _expression_facts(exp.Tuple(expressions=list(tree.expressions)))
+        return StatementInfo(Kind.CALL, name=_name(tree.this), functions=tuple(funcs), sysvars=tuple(sysvars))
+    if isinstance(tree, nodes.Do):
+        return _common(tree, [], kind=Kind.DO)
+    if isinstance(tree, nodes.Xa):
+        return StatementInfo(Kind.XA, xa=str(tree.args.get("kind") or "").upper())
+    if isinstance(tree, nodes.LockTables):
+        return StatementInfo(Kind.LOCK_TABLES, targets=tuple(_name(i.this) for i in tree.expressions))
+    if isinstance(tree, nodes.UnlockTables):
+        return StatementInfo(Kind.UNLOCK_TABLES)
+    if isinstance(tree, nodes.CreateTrigger):
+        return StatementInfo(Kind.CREATE_TRIGGER, name=_name(tree.this), targets=(_name(tree.args["table"]),),
+                             timing=str(tree.args.get("timing")).upper(),
+                             event=str(tree.args.get("event")).upper(),
+                             body=_body_statements(tree.args.get("body")))
+    if isinstance(tree, nodes.CreateRoutine):
+        return StatementInfo(Kind.CREATE_ROUTINE, name=_name(tree.this),
+                             routine_kind=str(tree.args.get("kind")).upper(),
+                             body=_body_statements(tree.args.get("body")))
+    if isinstance(tree, nodes.RenameTables):
+        pairs = [tuple(_name(x) for x in t.expressions) for t in tree.expressions]
+        return StatementInfo(Kind.RENAME_TABLE, targets=tuple(x for p in pairs for x in p))
+    if isinstance(tree, nodes.Flush):
+        return StatementInfo(Kind.FLUSH, extra=("local",) if tree.args.get("local") else ())
+    if isinstance(tree, nodes.TableMaintenance):
+        kind = str(tree.args.get("kind") or "").upper()
+        if kind in ("CHECK", "CHECKSUM") or tree.args.get("local"):
+            return StatementInfo(Kind.NOOP)
+        return StatementInfo(Kind.DDL_OTHER, targets=tuple(_name(t) for t in tree.expressions), extra=(kind,))
+    if isinstance(tree, exp.Analyze):
+        return StatementInfo(Kind.DDL_OTHER, extra=("ANALYZE",))
+    if isinstance(tree, exp.Use | exp.Show | exp.Describe):
+        return StatementInfo(Kind.NOOP)
+    if isinstance(tree, exp.Block):
+        return StatementInfo(Kind.UNKNOWN, unknown_reason="compound statement outside a routine")
+    return StatementInfo(Kind.UNKNOWN, unknown_reason=f"unsupported statement ({type(tree).__name__})")

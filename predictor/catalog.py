@@ -1,0 +1,169 @@
+"""What the predictor knows of the schema: tables, columns, keys, triggers, routines and views.
+
+Built from the workload's own DDL as it is predicted (and optionally from a schema dump workload run
+first). Temporary tables live in the session (``SessionState.temp_tables``) and shadow base tables.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from predictor.analyze import StatementInfo
+
+BLOB_TYPES = frozenset({
+    "BLOB", "TINYBLOB", "MEDIUMBLOB", "LONGBLOB", "TEXT", "TINYTEXT", "MEDIUMTEXT", "LONGTEXT",
+})
+
+
+class Generated(str, Enum):
+    NO = "no"
+    VIRTUAL = "virtual"
+    STORED = "stored"
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    type: str = "INT"
+    nullable: bool = True
+    has_default: bool = False
+    auto_increment: bool = False
+    generated: Generated = Generated.NO
+    deps: tuple[str, ...] = ()  # columns a generated column's expression reads
+
+    def is_blob(self, json_is_blob: bool) -> bool:
+        t = self.type.upper()
+        return t in BLOB_TYPES or (json_is_blob and t == "JSON")
+
+
+class KeyKind(str, Enum):
+    PRIMARY = "primary"
+    UNIQUE = "unique"
+    PLAIN = "plain"
+    FULLTEXT = "fulltext"
+
+
+@dataclass(frozen=True)
+class Key:
+    kind: KeyKind
+    columns: tuple[str, ...]
+    prefix: bool = False  # some key part is a prefix, e.g. b(10)
+
+
+@dataclass(frozen=True)
+class Trigger:
+    name: str
+    table: str
+    timing: str  # BEFORE | AFTER
+    event: str  # INSERT | UPDATE | DELETE
+    body: tuple[StatementInfo, ...] = ()
+
+
+@dataclass(frozen=True)
+class Table:
+    name: str
+    engine: str
+    columns: tuple[Column, ...] = ()
+    keys: tuple[Key, ...] = ()
+    temporary: bool = False
+    triggers: tuple[Trigger, ...] = ()
+    sequence: bool = False
+    logged_create: bool = True  # temporary tables: was the CREATE written to the binlog?
+
+    def column(self, name: str) -> Column | None:
+        low = name.lower()
+        for c in self.columns:
+            if c.name.lower() == low:
+                return c
+        return None
+
+    @property
+    def column_names(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.columns)
+
+    def ordered(self, names: set[str] | frozenset[str]) -> tuple[str, ...]:
+        """``names`` (any case) as the table's column names, in table order."""
+        low = {n.lower() for n in names}
+        return tuple(c.name for c in self.columns if c.name.lower() in low)
+
+    @property
+    def auto_increment(self) -> Column | None:
+        for c in self.columns:
+            if c.auto_increment:
+                return c
+        return None
+
+    @property
+    def unique_keys(self) -> tuple[Key, ...]:
+        return tuple(k for k in self.keys if k.kind in (KeyKind.PRIMARY, KeyKind.UNIQUE))
+
+    def with_trigger(self, trig: Trigger) -> Table:
+        return replace(self, triggers=(*self.triggers, trig))
+
+    def without_trigger(self, name: str) -> Table:
+        return replace(self, triggers=tuple(t for t in self.triggers if t.name.lower() != name.lower()))
+
+
+@dataclass(frozen=True)
+class Routine:
+    name: str
+    kind: str  # FUNCTION | PROCEDURE
+    body: tuple[StatementInfo, ...] = ()
+
+
+@dataclass(frozen=True)
+class View:
+    name: str
+    select: StatementInfo | None = None
+
+
+@dataclass
+class Catalog:
+    """Base (non-temporary) objects of the workload database, keyed by lower-case name."""
+
+    tables: dict[str, Table] = field(default_factory=dict)
+    routines: dict[str, Routine] = field(default_factory=dict)
+    views: dict[str, View] = field(default_factory=dict)
+    version: int = 0  # bumped on every change: keys cached decisions
+
+    def table(self, name: str) -> Table | None:
+        return self.tables.get(name.lower())
+
+    def put_table(self, t: Table) -> None:
+        self.tables[t.name.lower()] = t
+        self.version += 1
+
+    def drop_table(self, name: str) -> Table | None:
+        self.version += 1
+        return self.tables.pop(name.lower(), None)
+
+    def put_routine(self, r: Routine) -> None:
+        self.routines[f"{r.kind}:{r.name.lower()}"] = r
+        self.version += 1
+
+    def routine(self, kind: str, name: str) -> Routine | None:
+        return self.routines.get(f"{kind}:{name.lower()}")
+
+    def drop_routine(self, kind: str, name: str) -> Routine | None:
+        self.version += 1
+        return self.routines.pop(f"{kind}:{name.lower()}", None)
+
+    def put_view(self, v: View) -> None:
+        self.views[v.name.lower()] = v
+        self.version += 1
+
+    def view(self, name: str) -> View | None:
+        return self.views.get(name.lower())
+
+    def drop_view(self, name: str) -> View | None:
+        self.version += 1
+        return self.views.pop(name.lower(), None)
+
+    def trigger_table(self, trigger_name: str) -> Table | None:
+        for t in self.tables.values():
+            if any(tr.name.lower() == trigger_name.lower() for tr in t.triggers):
+                return t
+        return None

@@ -1,0 +1,763 @@
+"""The prediction loop: one ``Predictor`` walks a workload statement by statement, keeping the catalog,
+every session's state and the predicted binlog, and hands each statement to the handler of its kind.
+
+Handlers are small functions in ``HANDLERS``; the per-statement rules they apply (resolve, unsafe,
+decide, images, cache placement) live in their own modules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+
+from predictor.analyze import DML_KINDS, Kind, Op, StatementInfo
+from predictor.binlog import Binlog, Builder
+from predictor.catalog import Catalog, Routine, Table, Trigger, View
+from predictor.context import Context
+from predictor.decide import decide, gtid_consistency
+from predictor.images import images
+from predictor.profiles import Profile
+from predictor.resolve import lookup, resolve
+from predictor.session import Cache, Piece, SessionState, canonical_var, normalize_value
+from predictor.unsafe import classify
+
+ER_TABLE_EXISTS = 1050
+ER_BAD_TABLE = 1051
+ER_NO_SUCH_TABLE = 1146
+ER_SP_DOES_NOT_EXIST = 1305
+ER_TRG_DOES_NOT_EXIST = 1360
+ER_TRG_ALREADY_EXISTS = 1359
+ER_SP_ALREADY_EXISTS = 1304
+ER_UNKNOWN_VIEW = 4092
+ER_UNKNOWN_SYSTEM_VARIABLE = 1193
+ER_WARNING_NOT_COMPLETE_ROLLBACK = 1196
+ER_GTID_UNSAFE_TEMP_IN_TRX = 1787
+
+Handler = Callable[["Predictor", Builder, StatementInfo, SessionState], None]
+
+
+class Predictor:
+    def __init__(self, profile: Profile, session_vars: Mapping[str, str] | None = None) -> None:
+        self.profile = profile
+        self.session_vars = dict(session_vars or {})
+        self.catalog = Catalog()
+        self.sessions: dict[str, SessionState] = {}
+        self.binlog = Binlog()
+        self.rows: dict[str, int | None] = {}  # known row counts of base tables (None: unknown)
+
+    # ---- sessions and transactions -------------------------------------------------------------
+
+    def session(self, name: str) -> SessionState:
+        s = self.sessions.get(name)
+        if s is None:
+            s = SessionState.start(name, self.profile.SESSION_DEFAULTS, self.session_vars)
+            self.sessions[name] = s
+        return s
+
+    def commit(self, s: SessionState) -> None:
+        self.binlog.flush(s.trx_cache, Cache.TRX)
+        s.reset_trx()
+
+    def rollback(self, s: SessionState) -> None:
+        fmt = s.binlog_format
+        keep = s.trx_keep_log or (s.trx_modified_nontrans and fmt == "STATEMENT") or (
+            s.trx_nontrans_temp and fmt == "MIXED")
+        if keep and s.trx_cache:
+            self.binlog.flush(s.trx_cache, Cache.TRX)
+        s.reset_trx()
+
+    def implicit_commit(self, s: SessionState) -> None:
+        if s.in_trx or s.trx_cache:
+            self.commit(s)
+        s.explicit = False
+
+    def end_statement(self, s: SessionState, stmt_cache: list[Piece], trx_pieces: list[Piece]) -> None:
+        """Flush the statement cache, queue transactional pieces, commit when not in a transaction."""
+        self.binlog.flush(stmt_cache, Cache.STMT)
+        s.trx_cache.extend(trx_pieces)
+        if s.multi_stmt_mode:
+            s.in_trx = True
+        else:
+            self.commit(s)
+
+    def finish(self) -> None:
+        """Disconnect every session: open transactions are rolled back."""
+        for s in self.sessions.values():
+            if s.in_trx or s.trx_cache:
+                self.rollback(s)
+
+    # ---- one statement ---------------------------------------------------------------------------
+
+    def step(self, seq: int, session: str, sql: str, info: StatementInfo) -> Builder:
+        b = Builder(seq, session, sql)
+        self.binlog.builders[seq] = b
+        s = self.session(session)
+        if info.kind is Kind.UNKNOWN:
+            b.unknown = True
+            b.reason = info.unknown_reason or "unsupported statement"
+            return b
+        handler = HANDLERS.get(info.kind, handle_noop)
+        handler(self, b, info, s)
+        if s.next_isolation and info.kind in (Kind.COMMIT, Kind.ROLLBACK):
+            s.next_isolation = None
+        return b
+
+    def context(self, seq: int, info: StatementInfo, s: SessionState) -> Context:
+        return Context(seq, info, resolve(info, self.catalog, s), s, self.catalog, self.profile)
+
+
+# ---- DML -----------------------------------------------------------------------------------------
+
+def _row_count_after(p: Predictor, info: StatementInfo, t: Table, op: Op) -> bool:
+    """Whether the statement changes at least one row of ``t`` (known-empty tables change none)."""
+    key = t.name.lower()
+    known = p.rows.get(key) if not t.temporary else None
+    if op is Op.INSERT:
+        if info.select_source and info.select is None:
+            src = [lookup(r, p.catalog, p.sessions[next(iter(p.sessions))]) for r in info.reads]
+            if src and all(x is not None and p.rows.get(x.name.lower()) == 0 for x in src):
+                return False
+        return True
+    return known != 0
+
+
+def _update_row_counts(p: Predictor, info: StatementInfo, ctx: Context) -> None:
+    for u in ctx.access.writes:
+        key = u.table.name.lower()
+        if u.table.temporary:
+            continue
+        if u.op is Op.INSERT:
+            cur = p.rows.get(key)
+            if info.values_rows and cur is not None:
+                p.rows[key] = cur + info.values_rows
+            else:
+                p.rows[key] = None if cur != 0 or not info.values_rows else info.values_rows
+                if info.values_rows and cur == 0:
+                    p.rows[key] = info.values_rows
+        elif u.op is Op.DELETE and u.top and not info.multi_table and info.limit is None and _no_where(ctx):
+            p.rows[key] = 0
+        elif u.op is Op.DELETE:
+            p.rows[key] = None if p.rows.get(key) != 0 else 0
+
+
+def _no_where(ctx: Context) -> bool:
+    return "where" not in ctx.info.extra
+
+
+def handle_dml(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    ctx = p.context(b.seq, info, s)
+    if ctx.access.missing:
+        b.error = ER_NO_SUCH_TABLE
+        return
+    if not ctx.access.writes:
+        return  # a SELECT/DO that writes nothing is not logged
+    b.unsafe = classify(ctx)
+    ctx.unsafe = set(b.unsafe)
+    if not s.log_bin:
+        _apply_effects(p, ctx, logged=False)
+        return
+    err = gtid_consistency(ctx)
+    if err is not None:
+        b.error = err
+        return
+    decide(ctx)
+    b.warnings |= ctx.warnings
+    if ctx.error is not None:
+        b.error = ctx.error
+        return
+    stmt_cache: list[Piece] = []
+    trx: list[Piece] = []
+    if ctx.row_format:
+        for u in ctx.access.writes:
+            t = u.table
+            if t.temporary or not p.profile.engine(t.engine).replicated:
+                continue
+            if not _row_count_after(p, info, t, u.op):
+                continue
+            if p.profile.engine(t.engine).name == "blackhole" and u.op is not Op.INSERT:
+                if p.profile.BLACKHOLE_ROW_WARNING:
+                    b.warnings.add(p.profile.BLACKHOLE_ROW_WARNING)
+                continue
+            before, after = images(t, u.op, u.columns, s.row_image, p.profile)
+            piece = Piece(b.seq, True, not ctx.trans(t), t.name, before, after, u.op.value)
+            (trx if ctx.trans(t) else stmt_cache).append(piece)
+    else:
+        if _statement_logged(ctx):
+            nontrans = ctx.writes_nontrans or any(not ctx.trans(u.table) for u in ctx.access.writes)
+            piece = Piece(b.seq, False, nontrans)
+            to_trx = (ctx.writes_trans or "MIXED_STATEMENT" in ctx.unsafe
+                      or (bool(s.trx_cache) and not s.binlog_direct)
+                      or any(ctx.trans(u.table) for u in ctx.access.writes))
+            (trx if to_trx else stmt_cache).append(piece)
+            if any(u.table.temporary and not ctx.trans(u.table) for u in ctx.access.writes) and to_trx:
+                s.trx_nontrans_temp = True
+    _apply_effects(p, ctx, logged=True)
+    p.end_statement(s, stmt_cache, trx)
+
+
+def _statement_logged(ctx: Context) -> bool:
+    """In statement format: temporary tables created while not logging make the statement unlogged."""
+    tables = ctx.access.written_tables()
+    if tables and all(t.temporary for t in tables):
+        return all(t.logged_create for t in tables)
+    return True
+
+
+def _apply_effects(p: Predictor, ctx: Context, logged: bool) -> None:
+    s = ctx.session
+    if ctx.writes_trans:
+        s.trx_has_trans_write = s.trx_has_trans_write or s.multi_stmt_mode
+    if ctx.writes_nontrans and s.multi_stmt_mode:
+        s.trx_modified_nontrans = True
+    _update_row_counts(p, ctx.info, ctx)
+
+
+# ---- transactions --------------------------------------------------------------------------------
+
+def handle_begin(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    p.implicit_commit(s)
+    s.in_trx = True
+    s.explicit = True
+
+
+def handle_commit(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    p.commit(s)
+    if info.chain:
+        s.in_trx, s.explicit = True, True
+
+
+def handle_rollback(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    if s.trx_modified_nontrans:
+        b.warnings.add(ER_WARNING_NOT_COMPLETE_ROLLBACK)
+    p.rollback(s)
+    if info.chain:
+        s.in_trx, s.explicit = True, True
+
+
+def handle_savepoint(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    from predictor.session import Savepoint
+
+    name = info.savepoint or ""
+    s.savepoints = [sp for sp in s.savepoints if sp.name.lower() != name.lower()]
+    if s.multi_stmt_mode and s.log_bin:
+        s.trx_cache.append(Piece(b.seq, False, False))
+        s.in_trx = True
+    s.savepoints.append(Savepoint(name, len(s.trx_cache)))
+
+
+def handle_rollback_to(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    name = (info.savepoint or "").lower()
+    idx = next((i for i, sp in enumerate(s.savepoints) if sp.name.lower() == name), None)
+    if idx is None:
+        b.error = 1305  # SAVEPOINT does not exist
+        return
+    sp = s.savepoints[idx]
+    del s.savepoints[idx + 1:]
+    if s.trx_modified_nontrans or s.trx_keep_log:
+        s.trx_cache.append(Piece(b.seq, False, True))
+    else:
+        del s.trx_cache[sp.cache_len:]
+    if s.trx_modified_nontrans:
+        b.warnings.add(ER_WARNING_NOT_COMPLETE_ROLLBACK)
+
+
+def handle_release(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    name = (info.savepoint or "").lower()
+    idx = next((i for i, sp in enumerate(s.savepoints) if sp.name.lower() == name), None)
+    if idx is None:
+        b.error = 1305
+        return
+    del s.savepoints[idx:]
+
+
+def handle_lock(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    p.implicit_commit(s)
+    s.locked = True
+
+
+def handle_unlock(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    if s.locked and not s.explicit and s.in_trx:
+        p.commit(s)
+    s.locked = False
+
+
+# ---- SET -----------------------------------------------------------------------------------------
+
+_TRACKED = frozenset({"binlog_format", "binlog_row_image", "transaction_isolation", "autocommit", "sql_log_bin",
+                      "binlog_direct_non_transactional_updates"})
+
+
+def handle_set(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    pending: dict[str, str] = {}
+    for a in info.assignments:
+        if a.scope in ("USER", "LOCAL"):
+            continue
+        raw = a.name.lower()
+        name = canonical_var(raw)
+        if name == "transaction_isolation" and raw.split(".")[-1] not in p.profile.ISOLATION_VARIABLES:
+            b.error = ER_UNKNOWN_SYSTEM_VARIABLE
+            return
+        if a.scope == "GLOBAL" or name not in _TRACKED:
+            continue
+        value = normalize_value(name, a.value)
+        if name == "binlog_format":
+            if s.in_trx and (s.trx_cache or s.trx_has_trans_write or s.trx_modified_nontrans):
+                b.error = p.profile.BINLOG_FORMAT_IN_TRX_ERROR
+                return
+            if (p.profile.BINLOG_FORMAT_WITH_TEMP_ERROR and s.temp_tables and s.binlog_format != "STATEMENT"
+                    and value != s.binlog_format):
+                b.error = p.profile.BINLOG_FORMAT_WITH_TEMP_ERROR
+                return
+            if p.profile.SET_BINLOG_FORMAT_WARNING:
+                b.warnings.add(p.profile.SET_BINLOG_FORMAT_WARNING)
+        pending[name] = value
+    for name, value in pending.items():
+        if name == "autocommit" and value == "ON" and not s.autocommit:
+            s.vars[name] = value
+            p.implicit_commit(s)
+            continue
+        s.vars[name] = value
+
+
+def handle_set_transaction(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    a = info.assignments[0] if info.assignments else None
+    if a is None:
+        return
+    text = a.value.upper()
+    level = None
+    for lv in ("READ UNCOMMITTED", "READ COMMITTED", "REPEATABLE READ", "SERIALIZABLE"):
+        if lv in text:
+            level = lv.replace(" ", "-")
+    if level is None or a.scope == "GLOBAL":
+        return
+    if a.scope == "SESSION":
+        s.vars["transaction_isolation"] = level
+    else:
+        s.next_isolation = level
+
+
+# ---- DDL -----------------------------------------------------------------------------------------
+
+def _log_direct(p: Predictor, b: Builder, s: SessionState) -> None:
+    if s.log_bin:
+        p.binlog.flush([Piece(b.seq, False, True)], Cache.DIRECT)
+
+
+def _temp_ddl_logged(p: Predictor, s: SessionState) -> bool:
+    """Is a CREATE TEMPORARY TABLE written (as a statement) under the session's format?"""
+    fmt = s.binlog_format
+    if fmt == "STATEMENT":
+        return True
+    return fmt == "MIXED" and not p.profile.TEMP_TABLES_NEVER_ROW
+
+
+def _log_temp_ddl(p: Predictor, b: Builder, s: SessionState) -> None:
+    if not s.log_bin:
+        return
+    if s.multi_stmt_mode and s.in_trx:
+        s.trx_cache.append(Piece(b.seq, False, True))
+        s.trx_keep_log = True
+    else:
+        p.binlog.flush([Piece(b.seq, False, True)], Cache.DIRECT)
+
+
+def _gtid_temp_error(p: Predictor, s: SessionState) -> bool:
+    return p.profile.enforce_gtid and s.in_trx and s.binlog_format == "STATEMENT"
+
+
+def handle_create_table(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    name = info.name or ""
+    engine = info.engine or (p.profile.DEFAULT_TMP_ENGINE if info.temporary else p.profile.DEFAULT_ENGINE)
+    if info.kind is Kind.CREATE_TABLE_LIKE:
+        src = lookup(info.like or "", p.catalog, s)
+        if src is None:
+            b.error = ER_NO_SUCH_TABLE
+            return
+        table = replace(src, name=name, temporary=info.temporary, triggers=())
+    else:
+        d = info.table_def or Table(name, engine)
+        table = replace(d, engine=engine)
+    if info.temporary:
+        if _gtid_temp_error(p, s):
+            b.error = ER_GTID_UNSAFE_TEMP_IN_TRX
+            return
+        if s.temp_table(name) is not None:
+            if info.if_not_exists:
+                b.warnings.add(ER_TABLE_EXISTS)
+            else:
+                b.error = ER_TABLE_EXISTS
+            return
+        logged = _temp_ddl_logged(p, s)
+        s.temp_tables[name.lower()] = replace(table, temporary=True, logged_create=logged)
+        if logged:
+            _log_temp_ddl(p, b, s)
+        return
+    p.implicit_commit(s)
+    if p.catalog.table(name) is not None or p.catalog.view(name) is not None:
+        if info.if_not_exists:
+            b.warnings.add(ER_TABLE_EXISTS)
+            _log_direct(p, b, s)
+        else:
+            b.error = ER_TABLE_EXISTS
+        return
+    p.catalog.put_table(table)
+    p.rows[name.lower()] = 0
+    _log_direct(p, b, s)
+
+
+def handle_create_select(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    name = info.name or ""
+    engine = info.engine or (p.profile.DEFAULT_TMP_ENGINE if info.temporary else p.profile.DEFAULT_ENGINE)
+    if not info.temporary:
+        p.implicit_commit(s)
+    exists = s.temp_table(name) if info.temporary else p.catalog.table(name)
+    if exists is not None:
+        if info.if_not_exists:
+            b.warnings.add(ER_TABLE_EXISTS)
+            if not info.temporary:
+                _log_direct(p, b, s)
+        else:
+            b.error = ER_TABLE_EXISTS
+        return
+    src_cols: list = []
+    for r in info.reads:
+        t = lookup(r, p.catalog, s)
+        if t is None:
+            b.error = ER_NO_SUCH_TABLE
+            return
+        src_cols.extend(c for c in t.columns if all(c.name.lower() != x.name.lower() for x in src_cols))
+    d = info.table_def or Table(name, engine)
+    cols = tuple(d.columns) + tuple(c for c in src_cols if d.column(c.name) is None)
+    table = replace(d, engine=engine, columns=cols, temporary=info.temporary)
+    ctx = Context(b.seq, info, resolve(info, p.catalog, s), s, p.catalog, p.profile)
+    b.unsafe = classify(ctx)
+    ctx.unsafe = set(b.unsafe)
+    fmt = s.binlog_format
+    row = fmt == "ROW" or (fmt == "MIXED" and (bool(ctx.unsafe) or not all(
+        ctx.caps(t)[1] for t in ctx.access.reads if False)))
+    if fmt == "STATEMENT" and ctx.unsafe:
+        b.warnings.add(1592)
+    if info.temporary:
+        logged = not row and _temp_ddl_logged(p, s)
+        s.temp_tables[name.lower()] = replace(table, logged_create=logged)
+        if logged:
+            _log_temp_ddl(p, b, s)
+        return
+    p.catalog.put_table(table)
+    src_empty = all(p.rows.get(r.lower()) == 0 for r in info.reads) and bool(info.reads)
+    p.rows[name.lower()] = 0 if src_empty else None
+    if not s.log_bin:
+        return
+    if not row:
+        p.binlog.flush([Piece(b.seq, False, True)], Cache.DIRECT)
+        return
+    # row format: CREATE TABLE (without the SELECT) and the rows, through the transaction cache
+    p.binlog.flush([Piece(b.seq, False, True)], Cache.TRX)
+    if not src_empty:
+        before, after = images(table, Op.INSERT, None, s.row_image, p.profile)
+        p.binlog.flush([Piece(b.seq, True, False, table.name, before, after, "write")], Cache.TRX)
+
+
+def handle_drop_table(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    temps = [n for n in info.targets if s.temp_table(n) is not None]
+    bases = [n for n in info.targets if s.temp_table(n) is None]
+    if info.temporary and bases:
+        if not info.if_exists:
+            b.error = ER_BAD_TABLE
+            return
+        b.warnings.add(ER_BAD_TABLE)
+    if temps and _gtid_temp_error(p, s):
+        b.error = ER_GTID_UNSAFE_TEMP_IN_TRX
+        return
+    logged_temp = False
+    for n in temps:
+        t = s.temp_tables.pop(n.lower())
+        logged_temp = logged_temp or t.logged_create
+    if info.temporary:
+        if logged_temp:
+            _log_temp_ddl(p, b, s)
+        return
+    missing = [n for n in bases if p.catalog.table(n) is None]
+    if missing and not info.if_exists:
+        for n in bases:
+            if p.catalog.table(n) is not None:
+                p.catalog.drop_table(n)
+        b.error = ER_BAD_TABLE
+        return
+    if missing:
+        b.warnings.add(ER_BAD_TABLE)
+    if bases:
+        p.implicit_commit(s)
+        for n in bases:
+            p.catalog.drop_table(n)
+            p.rows.pop(n.lower(), None)
+        _log_direct(p, b, s)
+    elif logged_temp:
+        _log_temp_ddl(p, b, s)
+
+
+def handle_alter(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    name = info.targets[0] if info.targets else ""
+    tmp = s.temp_table(name)
+    t = tmp or p.catalog.table(name)
+    if t is None:
+        b.error = ER_NO_SUCH_TABLE
+        return
+    cols = tuple(c for c in t.columns if c.name.lower() not in {d.lower() for d in info.dropped_columns})
+    new = replace(t, engine=info.engine or t.engine, columns=cols + info.added_columns)
+    if tmp is not None:
+        s.temp_tables[name.lower()] = new
+        if tmp.logged_create:
+            _log_temp_ddl(p, b, s)
+        return
+    p.implicit_commit(s)
+    p.catalog.put_table(new)
+    _log_direct(p, b, s)
+
+
+def handle_truncate(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    for n in info.targets:
+        tmp = s.temp_table(n)
+        if tmp is not None:
+            if tmp.logged_create:
+                _log_temp_ddl(p, b, s)
+            return
+        if p.catalog.table(n) is None:
+            b.error = ER_NO_SUCH_TABLE
+            return
+    p.implicit_commit(s)
+    for n in info.targets:
+        p.rows[n.lower()] = 0
+    _log_direct(p, b, s)
+
+
+def handle_rename(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    pairs = list(zip(info.targets[::2], info.targets[1::2], strict=False))
+    for old, _ in pairs:
+        if p.catalog.table(old) is None and s.temp_table(old) is None:
+            b.error = ER_NO_SUCH_TABLE
+            return
+    p.implicit_commit(s)
+    for old, new in pairs:
+        t = p.catalog.drop_table(old)
+        if t is not None:
+            p.catalog.put_table(replace(t, name=new))
+            p.rows[new.lower()] = p.rows.pop(old.lower(), None)
+    _log_direct(p, b, s)
+
+
+def handle_create_trigger(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    p.implicit_commit(s)
+    table = p.catalog.table(info.targets[0] if info.targets else "")
+    if table is None:
+        b.error = ER_NO_SUCH_TABLE
+        return
+    if p.catalog.trigger_table(info.name or "") is not None:
+        b.error = ER_TRG_ALREADY_EXISTS
+        return
+    trig = Trigger(info.name or "", table.name, info.timing or "", info.event or "", info.body)
+    p.catalog.put_table(table.with_trigger(trig))
+    _log_direct(p, b, s)
+
+
+def handle_drop_trigger(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    p.implicit_commit(s)
+    name = info.targets[0] if info.targets else ""
+    table = p.catalog.trigger_table(name)
+    if table is None:
+        if not info.if_exists:
+            b.error = ER_TRG_DOES_NOT_EXIST
+            return
+        b.warnings.add(ER_TRG_DOES_NOT_EXIST)
+    else:
+        p.catalog.put_table(table.without_trigger(name))
+    _log_direct(p, b, s)
+
+
+def handle_create_routine(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    p.implicit_commit(s)
+    kind = info.routine_kind or "PROCEDURE"
+    if p.catalog.routine(kind, info.name or "") is not None:
+        b.error = ER_SP_ALREADY_EXISTS
+        return
+    p.catalog.put_routine(Routine(info.name or "", kind, info.body))
+    _log_direct(p, b, s)
+
+
+def handle_drop_routine(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    p.implicit_commit(s)
+    kind = info.routine_kind or "PROCEDURE"
+    name = info.targets[0] if info.targets else ""
+    if p.catalog.drop_routine(kind, name) is None:
+        if not info.if_exists:
+            b.error = ER_SP_DOES_NOT_EXIST
+            return
+        b.warnings.add(ER_SP_DOES_NOT_EXIST)
+    _log_direct(p, b, s)
+
+
+def handle_create_view(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    p.implicit_commit(s)
+    name = info.name or ""
+    if (p.catalog.view(name) is not None and not info.replace) or p.catalog.table(name) is not None:
+        b.error = ER_TABLE_EXISTS
+        return
+    if info.select is not None:
+        for r in info.select.reads:
+            if lookup(r, p.catalog, s) is None and p.catalog.view(r) is None:
+                b.error = ER_NO_SUCH_TABLE
+                return
+    p.catalog.put_view(View(name, info.select))
+    _log_direct(p, b, s)
+
+
+def handle_drop_view(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    p.implicit_commit(s)
+    missing = [n for n in info.targets if p.catalog.drop_view(n) is None]
+    if missing:
+        if not info.if_exists:
+            b.error = ER_UNKNOWN_VIEW if p.profile.is_mariadb else ER_BAD_TABLE
+            return
+        b.warnings.add(ER_UNKNOWN_VIEW if p.profile.is_mariadb else ER_BAD_TABLE)
+    _log_direct(p, b, s)
+
+
+def handle_ddl_other(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    p.implicit_commit(s)
+    _log_direct(p, b, s)
+
+
+def handle_sequence(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    if not p.profile.is_mariadb:
+        b.unknown, b.reason = True, "CREATE SEQUENCE is MariaDB-only"
+        return
+    p.implicit_commit(s)
+    name = info.name or ""
+    if p.catalog.table(name) is not None:
+        if info.if_not_exists:
+            b.warnings.add(ER_TABLE_EXISTS)
+            _log_direct(p, b, s)
+        else:
+            b.error = ER_TABLE_EXISTS
+        return
+    p.catalog.put_table(Table(name, "sequence_table", sequence=True))
+    _log_direct(p, b, s)
+
+
+def handle_flush(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    p.implicit_commit(s)
+    if "local" not in info.extra:
+        _log_direct(p, b, s)
+
+
+def handle_call(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    routine = p.catalog.routine("PROCEDURE", info.name or "")
+    if routine is None:
+        b.error = ER_SP_DOES_NOT_EXIST
+        return
+    _unroll(p, b, routine.body, s, depth=0)
+
+
+def _unroll(p: Predictor, b: Builder, body: tuple[StatementInfo, ...], s: SessionState, depth: int) -> None:
+    """CALL is unrolled: each statement of the body is decided and logged on its own, under the CALL."""
+    for sub in body:
+        if sub.kind is Kind.CALL and depth < 8:
+            r = p.catalog.routine("PROCEDURE", sub.name or "")
+            if r is not None:
+                _unroll(p, b, r.body, s, depth + 1)
+            continue
+        sb = Builder(b.seq, b.session, b.sql)
+        p.binlog.builders[b.seq] = sb
+        HANDLERS.get(sub.kind, handle_noop)(p, sb, sub, s)
+        _merge(b, sb)
+        p.binlog.builders[b.seq] = b
+        if sb.error is not None:
+            b.error = sb.error
+            break
+
+
+def _merge(into: Builder, sub: Builder) -> None:
+    into.warnings |= sub.warnings
+    into.unsafe |= sub.unsafe
+    if into.group is None:
+        into.group = sub.group
+    for c in sub.caches:
+        if c not in into.caches:
+            into.caches.append(c)
+    into.row_caches |= sub.row_caches
+    into.wrote_query = into.wrote_query or sub.wrote_query
+    for k, v in sub.row_events.items():
+        into.row_events.setdefault(k, v)
+
+
+def handle_xa(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    kind = info.xa or ""
+    if kind == "START":
+        p.implicit_commit(s)
+        s.in_trx, s.explicit, s.xa_state = True, True, "ACTIVE"
+    elif kind == "END":
+        s.xa_state = "IDLE"
+    elif kind == "PREPARE":
+        if s.trx_cache:
+            p.binlog.flush([Piece(b.seq, False, False), *s.trx_cache], Cache.TRX)
+            s.trx_cache = []
+        s.xa_state = "PREPARED"
+    elif kind == "COMMIT":
+        if s.xa_state == "PREPARED":
+            _log_direct(p, b, s)
+        else:
+            p.binlog.flush(s.trx_cache, Cache.TRX)
+        s.reset_trx()
+        s.xa_state = None
+    elif kind == "ROLLBACK":
+        if s.xa_state == "PREPARED":
+            _log_direct(p, b, s)
+        s.reset_trx()
+        s.xa_state = None
+
+
+def handle_noop(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    """Statements that write nothing to the binlog (SELECT without writes, USE, SHOW, ...)."""
+    if info.kind in (Kind.SELECT, Kind.DO) and (info.functions or info.reads):
+        ctx = p.context(b.seq, info, s)
+        if ctx.access.writes:
+            handle_dml(p, b, info, s)
+        elif ctx.access.missing and info.kind is Kind.SELECT:
+            b.error = ER_NO_SUCH_TABLE
+
+
+HANDLERS: dict[Kind, Handler] = {
+    **{k: handle_dml for k in DML_KINDS},
+    Kind.SELECT: handle_noop,
+    Kind.DO: handle_noop,
+    Kind.CALL: handle_call,
+    Kind.CREATE_TABLE: handle_create_table,
+    Kind.CREATE_TABLE_LIKE: handle_create_table,
+    Kind.CREATE_TABLE_SELECT: handle_create_select,
+    Kind.DROP_TABLE: handle_drop_table,
+    Kind.ALTER_TABLE: handle_alter,
+    Kind.TRUNCATE: handle_truncate,
+    Kind.RENAME_TABLE: handle_rename,
+    Kind.CREATE_TRIGGER: handle_create_trigger,
+    Kind.DROP_TRIGGER: handle_drop_trigger,
+    Kind.CREATE_ROUTINE: handle_create_routine,
+    Kind.DROP_ROUTINE: handle_drop_routine,
+    Kind.CREATE_VIEW: handle_create_view,
+    Kind.DROP_VIEW: handle_drop_view,
+    Kind.CREATE_SEQUENCE: handle_sequence,
+    Kind.DDL_OTHER: handle_ddl_other,
+    Kind.BEGIN: handle_begin,
+    Kind.COMMIT: handle_commit,
+    Kind.ROLLBACK: handle_rollback,
+    Kind.SAVEPOINT: handle_savepoint,
+    Kind.ROLLBACK_TO: handle_rollback_to,
+    Kind.RELEASE_SAVEPOINT: handle_release,
+    Kind.XA: handle_xa,
+    Kind.SET: handle_set,
+    Kind.SET_TRANSACTION: handle_set_transaction,
+    Kind.LOCK_TABLES: handle_lock,
+    Kind.UNLOCK_TABLES: handle_unlock,
+    Kind.FLUSH: handle_flush,
+    Kind.NOOP: handle_noop,
+}
+"""Which handler runs for each statement kind."""

@@ -1,0 +1,77 @@
+"""Row-image columns per (table, event type) for FULL / MINIMAL / NOBLOB / FULL_NODUP (binlog-rules.md §5,
+seed 004), with the profile differences (MariaDB: no PKE -> full images; MySQL: unique keys in MINIMAL)."""
+
+from __future__ import annotations
+
+from predictor.analyze import Op
+from predictor.catalog import Column, Generated, KeyKind, Table
+from predictor.profiles import Profile
+
+
+def pke(table: Table, profile: Profile) -> tuple[str, ...] | None:
+    """Primary key, else the first unique key whose columns are all NOT NULL; None when neither exists."""
+    for k in table.keys:
+        if k.kind is KeyKind.PRIMARY:
+            return k.columns
+    for k in table.keys:
+        if k.kind is not KeyKind.UNIQUE:
+            continue
+        cols = [table.column(c) for c in k.columns]
+        if any(c is None or c.nullable for c in cols):
+            continue
+        if profile.FLAVOR == "mysql" and (k.prefix or any(c and c.generated is Generated.VIRTUAL for c in cols)):
+            continue
+        return k.columns
+    return None
+
+
+def _generated_for(table: Table, written: set[str], op: Op, profile: Profile) -> set[str]:
+    out: set[str] = set()
+    for c in table.columns:
+        if c.generated is Generated.NO:
+            continue
+        if profile.FLAVOR == "mariadb":
+            if c.generated is Generated.STORED and (op is Op.INSERT or _depends(c, written)):
+                out.add(c.name.lower())
+        elif op is Op.INSERT or _depends(c, written):
+            out.add(c.name.lower())
+    return out
+
+
+def _depends(c: Column, written: set[str]) -> bool:
+    return not c.deps or any(d.lower() in written for d in c.deps)
+
+
+def images(table: Table, op: Op, columns: tuple[str, ...] | None, mode: str,
+           profile: Profile) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(before, after) column names in table order."""
+    all_cols = {c.name.lower() for c in table.columns}
+    mode = mode.upper()
+    written = all_cols if columns is None else {c.lower() for c in columns}
+    if op is Op.INSERT and table.auto_increment is not None:
+        written = written | {table.auto_increment.name.lower()}
+    key = pke(table, profile)
+    full_before = all_cols if op is not Op.INSERT else set()
+    full_after = all_cols if op is not Op.DELETE else set()
+    if mode == "FULL" or (key is None and profile.NO_PKE_FULL_IMAGES):
+        return table.ordered(full_before), table.ordered(full_after)
+    if mode == "FULL_NODUP":
+        after = all_cols if op is Op.INSERT else (written | _generated_for(table, written, op, profile))
+        return table.ordered(full_before), table.ordered(after if op is not Op.DELETE else set())
+    key_cols = {c.lower() for c in key} if key is not None else all_cols
+    json_blob = not profile.NOBLOB_KEEPS_JSON
+    non_blob = {c.name.lower() for c in table.columns if not c.is_blob(json_blob)}
+    gen = _generated_for(table, written, op, profile)
+    if mode == "NOBLOB":
+        before = key_cols | non_blob
+        after = written | non_blob | gen
+    else:  # MINIMAL
+        before = key_cols
+        after = written | gen
+        if profile.MINIMAL_AFTER_UNIQUE_KEYS:
+            after = after | {c.lower() for k in table.unique_keys for c in k.columns}
+    if op is Op.INSERT:
+        return (), table.ordered(after)
+    if op is Op.DELETE:
+        return table.ordered(before), ()
+    return table.ordered(before), table.ordered(after)

@@ -1,0 +1,237 @@
+"""Server profiles as data: one class per server flavour/version, overriding only what differs.
+
+Like sqlglot's ``Dialect`` subclasses: upper-case class attributes are the facts, documented where they are
+declared. Facts come from binlog-rules.md and from runs on real servers (fixtures/seeds keeps the cases that
+show them); where a real server disagreed with a document, the profile follows the server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import ClassVar
+
+from predictor import engines as E
+from predictor.engines import Engine
+from predictor.exceptions import ProfileError
+
+_UNSAFE_FUNCTIONS_MYSQL = frozenset({
+    "CURRENT_USER", "FOUND_ROWS", "GET_LOCK", "IS_FREE_LOCK", "IS_USED_LOCK", "LOAD_FILE", "SOURCE_POS_WAIT",
+    "MASTER_POS_WAIT", "RELEASE_LOCK", "RELEASE_ALL_LOCKS", "ROW_COUNT", "SESSION_USER", "SLEEP", "SYSDATE",
+    "SYSTEM_USER", "USER", "UUID", "UUID_SHORT", "VERSION", "RAND", "RANDOM_BYTES", "AES_ENCRYPT", "AES_DECRYPT",
+    "UUID_TO_BIN", "BIN_TO_UUID",
+})
+
+_SAFE_SYSVARS = frozenset({
+    "auto_increment_increment", "auto_increment_offset", "character_set_client", "character_set_connection",
+    "character_set_database", "character_set_server", "collation_connection", "collation_database",
+    "collation_server", "pseudo_thread_id", "sql_auto_is_null", "foreign_key_checks", "unique_checks",
+    "timestamp", "last_insert_id", "insert_id", "rand_seed1", "rand_seed2", "lc_time_names", "time_zone",
+    "sql_mode", "identity",
+})
+
+_BASE_ENGINES: dict[str, Engine] = {e.name: e for e in (
+    E.INNODB, E.MYISAM, E.MEMORY, E.CSV, E.ARCHIVE, E.BLACKHOLE, E.FEDERATED, E.MERGE, E.EXAMPLE,
+    E.PERFORMANCE_SCHEMA,
+)}
+
+
+class Profile:
+    """Base facts shared by every MySQL-family server; subclasses override what differs."""
+
+    NAME: ClassVar[str] = "generic"
+    FLAVOR: ClassVar[str] = "mysql"
+    VERSION: ClassVar[tuple[int, int]] = (0, 0)
+
+    ENGINES: ClassVar[Mapping[str, Engine]] = MappingProxyType(_BASE_ENGINES)
+    """Engines this server knows, by canonical lower-case name."""
+    DEFAULT_ENGINE: ClassVar[str] = "innodb"
+    DEFAULT_TMP_ENGINE: ClassVar[str] = "innodb"
+
+    SESSION_DEFAULTS: ClassVar[Mapping[str, str]] = MappingProxyType({
+        "binlog_format": "ROW",
+        "binlog_row_image": "FULL",
+        "transaction_isolation": "REPEATABLE-READ",
+        "binlog_direct_non_transactional_updates": "OFF",
+        "autocommit": "ON",
+        "sql_log_bin": "ON",
+    })
+    """Session variables at connect, by canonical name."""
+
+    SERVER_DEFAULTS: ClassVar[Mapping[str, str]] = MappingProxyType({
+        "gtid_mode": "OFF",
+        "enforce_gtid_consistency": "OFF",
+        "log_bin": "ON",
+    })
+    """Server options that change logging decisions (``--server-opt`` overrides them)."""
+
+    ISOLATION_VARIABLES: ClassVar[frozenset[str]] = frozenset({"transaction_isolation", "tx_isolation"})
+    """Names this server accepts for the session isolation variable."""
+
+    ROW_IMAGES: ClassVar[frozenset[str]] = frozenset({"FULL", "MINIMAL", "NOBLOB"})
+
+    UNSAFE_FUNCTIONS: ClassVar[frozenset[str]] = _UNSAFE_FUNCTIONS_MYSQL
+    """Built-in functions whose result may differ on the replica (SYSTEM_FUNCTION)."""
+    SAFE_SYSVARS: ClassVar[frozenset[str]] = _SAFE_SYSVARS
+    """System variables the binlog carries: reading them is safe."""
+    UNSAFE_REASONS: ClassVar[frozenset[str]] = frozenset({
+        "LIMIT", "SYSTEM_TABLE", "AUTOINC_COLUMNS", "UDF", "SYSTEM_VARIABLE", "SYSTEM_FUNCTION",
+        "NONTRANS_AFTER_TRANS", "MULTIPLE_ENGINES_AND_SELF_LOGGING_ENGINE", "MIXED_STATEMENT",
+        "INSERT_IGNORE_SELECT", "INSERT_SELECT_UPDATE", "WRITE_AUTOINC_SELECT", "REPLACE_SELECT",
+        "CREATE_IGNORE_SELECT", "CREATE_REPLACE_SELECT", "CREATE_SELECT_AUTOINC", "UPDATE_IGNORE",
+        "INSERT_TWO_KEYS", "AUTOINC_NOT_FIRST", "FULLTEXT_PLUGIN", "SKIP_LOCKED", "NOWAIT", "XA",
+        "ACL_TABLE_READ_IN_DML_DDL", "CREATE_SELECT_WITH_GIPK",
+    })
+    """Unsafe reasons this server knows (names as in binlog-rules.md §2)."""
+
+    LIMIT_ZERO_SAFE: ClassVar[bool] = False
+    """MariaDB: a DML with a constant LIMIT <= 0 is not unsafe."""
+    UNSAFE_AND_STMT_ENGINE_ANY_FORMAT: ClassVar[bool] = False
+    """MariaDB: 1663 for a statement-only engine and an unsafe statement in every binlog_format."""
+    IODUP_TWO_KEYS_DEFERRED: ClassVar[bool] = False
+    """MariaDB: INSERT..ON DUPLICATE KEY UPDATE on >1 unique key is decided in reconsider_logging_format."""
+    TEMP_TABLES_NEVER_ROW: ClassVar[bool] = True
+    """MySQL 8.0.4+: in MIXED, touching a temporary table switches to row, so temp tables are never logged."""
+    MIXED_READ_COMMITTED_UNSAFE: ClassVar[bool] = False
+    """MariaDB (seen on 10.11): an autocommit statement writing a non-transactional table while reading a
+    transactional one under isolation < REPEATABLE READ is MIXED_STATEMENT-unsafe."""
+
+    NO_PKE_FULL_IMAGES: ClassVar[bool] = False
+    """MariaDB: a table without a PKE logs full before and after images in every binlog_row_image."""
+    MINIMAL_AFTER_UNIQUE_KEYS: ClassVar[bool] = True
+    """MySQL (transaction_write_set_extraction): MINIMAL after images also carry unique-key columns."""
+    MINIMAL_INSERT_GENERATED: ClassVar[str] = "all"
+    """Which generated columns a MINIMAL insert after image carries: ``all`` or ``stored``."""
+    NOBLOB_KEEPS_JSON: ClassVar[bool] = True
+    """MySQL keeps JSON/GEOMETRY columns in NOBLOB images; MariaDB's JSON is a LONGTEXT (a blob)."""
+
+    BLACKHOLE_ROW_WARNING: ClassVar[int | None] = 1870
+    """Warning for UPDATE/DELETE on BLACKHOLE in ROW format."""
+    SET_BINLOG_FORMAT_WARNING: ClassVar[int | None] = None
+    """Deprecation warning a ``SET binlog_format`` statement gets."""
+    BINLOG_FORMAT_IN_TRX_ERROR: ClassVar[int] = 1560
+    """Error when binlog_format is changed inside a transaction."""
+    BINLOG_FORMAT_WITH_TEMP_ERROR: ClassVar[int | None] = 3745
+    """Error when binlog_format is changed while the session has open temporary tables (None: allowed)."""
+    GTID_CONSISTENCY_ERRORS: ClassVar[bool] = True
+    """Whether enforce_gtid_consistency exists (MySQL) and raises 1785/1787."""
+
+    def __init__(self, server_opts: Mapping[str, str] | None = None,
+                 engines: Mapping[str, Engine] | None = None) -> None:
+        opts = dict(self.SERVER_DEFAULTS)
+        opts.update({k.lower().replace("-", "_"): v for k, v in (server_opts or {}).items()})
+        self.server_opts: dict[str, str] = opts
+        self.engines: dict[str, Engine] = dict(self.ENGINES)
+        self.engines.update(engines or {})
+
+    @property
+    def name(self) -> str:
+        return self.NAME
+
+    @property
+    def is_mariadb(self) -> bool:
+        return self.FLAVOR == "mariadb"
+
+    def engine(self, name: str | None) -> Engine:
+        n = E.canonical_engine(name or self.DEFAULT_ENGINE)
+        eng = self.engines.get(n)
+        if eng is None:
+            # Unknown engines fall back to the default engine, as the server does with a 1266 note.
+            return self.engines[self.DEFAULT_ENGINE]
+        return eng
+
+    def knows_engine(self, name: str) -> bool:
+        return E.canonical_engine(name) in self.engines
+
+    def opt_on(self, name: str) -> bool:
+        return self.server_opts.get(name, "OFF").upper() in ("ON", "1", "TRUE", "YES")
+
+    @property
+    def enforce_gtid(self) -> bool:
+        return self.GTID_CONSISTENCY_ERRORS and self.opt_on("enforce_gtid_consistency")
+
+
+class MySQL80(Profile):
+    NAME = "mysql-8.0"
+    VERSION = (8, 0)
+    SET_BINLOG_FORMAT_WARNING = 1287
+
+
+class MySQL84(MySQL80):
+    NAME = "mysql-8.4"
+    VERSION = (8, 4)
+
+
+class MySQL97(MySQL84):
+    NAME = "mysql-9.7"
+    VERSION = (9, 7)
+    SERVER_DEFAULTS = MappingProxyType({
+        "gtid_mode": "ON",
+        "enforce_gtid_consistency": "ON",
+        "log_bin": "ON",
+    })
+    """Seen on Debian's 9.7 build: GTIDs and their consistency checks are on by default."""
+
+
+class MariaDB1011(Profile):
+    NAME = "mariadb-10.11"
+    FLAVOR = "mariadb"
+    VERSION = (10, 11)
+    ENGINES = MappingProxyType({**_BASE_ENGINES, **{e.name: e for e in (
+        E.ARIA, E.FEDERATEDX, E.CONNECT, E.SPIDER, E.SEQUENCE_ENGINE, E.SEQUENCE_TABLE)}})
+    SESSION_DEFAULTS = MappingProxyType({**Profile.SESSION_DEFAULTS, "binlog_format": "MIXED"})
+    SERVER_DEFAULTS = MappingProxyType({"log_bin": "ON"})
+    ISOLATION_VARIABLES = frozenset({"tx_isolation"})
+    UNSAFE_FUNCTIONS = _UNSAFE_FUNCTIONS_MYSQL - {"RAND", "RANDOM_BYTES", "AES_ENCRYPT", "AES_DECRYPT",
+                                                  "CURRENT_USER", "VERSION", "UUID_TO_BIN", "BIN_TO_UUID",
+                                                  "SOURCE_POS_WAIT", "RELEASE_ALL_LOCKS"}
+    UNSAFE_REASONS = Profile.UNSAFE_REASONS - {"FULLTEXT_PLUGIN", "NOWAIT", "XA",
+                                               "ACL_TABLE_READ_IN_DML_DDL", "CREATE_SELECT_WITH_GIPK"}
+    LIMIT_ZERO_SAFE = True
+    UNSAFE_AND_STMT_ENGINE_ANY_FORMAT = True
+    IODUP_TWO_KEYS_DEFERRED = True
+    TEMP_TABLES_NEVER_ROW = False
+    MIXED_READ_COMMITTED_UNSAFE = True
+    NO_PKE_FULL_IMAGES = True
+    MINIMAL_AFTER_UNIQUE_KEYS = False
+    MINIMAL_INSERT_GENERATED = "stored"
+    NOBLOB_KEEPS_JSON = False
+    BLACKHOLE_ROW_WARNING = 1105
+    BINLOG_FORMAT_WITH_TEMP_ERROR = None
+    GTID_CONSISTENCY_ERRORS = False
+
+
+class MariaDB118(MariaDB1011):
+    NAME = "mariadb-11.8"
+    VERSION = (11, 8)
+    ISOLATION_VARIABLES = frozenset({"tx_isolation", "transaction_isolation"})
+    ROW_IMAGES = frozenset({"FULL", "MINIMAL", "NOBLOB", "FULL_NODUP"})
+
+
+PROFILES: Mapping[str, type[Profile]] = MappingProxyType({
+    cls.NAME: cls for cls in (MariaDB1011, MariaDB118, MySQL80, MySQL84, MySQL97)
+})
+
+
+def get_profile(name: str, server_opts: Mapping[str, str] | None = None,
+                engines: Mapping[str, Engine] | None = None) -> Profile:
+    cls = PROFILES.get(name.lower())
+    if cls is None:
+        raise ProfileError(f"unknown server profile {name!r}; known: {', '.join(sorted(PROFILES))}")
+    return cls(server_opts, engines)
+
+
+def profile_for_version(version: str) -> str:
+    """The profile name for a server's ``SELECT VERSION()`` string (nearest known version)."""
+    v = version.lower()
+    try:
+        nums = tuple(int(x) for x in v.split("-")[0].split(".")[:2])
+    except ValueError:
+        nums = (0, 0)
+    if "mariadb" in v:
+        return "mariadb-11.8" if nums >= (11, 0) else "mariadb-10.11"
+    if nums < (8, 1):
+        return "mysql-8.0"
+    if nums < (9, 0):
+        return "mysql-8.4"
+    return "mysql-9.7"

@@ -1,0 +1,138 @@
+"""Resolve a statement's tables against the catalog and the session, expanding views, triggers and
+stored functions, so the rules see every table the server will open and every sub-statement it runs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from predictor.analyze import Kind, Op, StatementInfo, Write
+from predictor.catalog import Catalog, Table
+from predictor.session import SessionState
+
+
+@dataclass(frozen=True)
+class Use:
+    """A table the statement (or one of its sub-statements) writes."""
+
+    table: Table
+    op: Op
+    columns: tuple[str, ...] | None
+    top: bool  # written by the statement itself, not a trigger or function
+
+
+@dataclass
+class Access:
+    writes: list[Use] = field(default_factory=list)
+    reads: list[Table] = field(default_factory=list)
+    functions: set[str] = field(default_factory=set)
+    sysvars: set[str] = field(default_factory=set)
+    missing: list[str] = field(default_factory=list)
+    sub_statements: list[StatementInfo] = field(default_factory=list)  # trigger/function bodies run
+    sub_autoinc_write: bool = False
+    stored_functions: list[str] = field(default_factory=list)
+
+    def tables(self) -> list[Table]:
+        seen: dict[str, Table] = {}
+        for u in self.writes:
+            seen.setdefault(u.table.name.lower() + ("#t" if u.table.temporary else ""), u.table)
+        for t in self.reads:
+            seen.setdefault(t.name.lower() + ("#t" if t.temporary else ""), t)
+        return list(seen.values())
+
+    def written_tables(self) -> list[Table]:
+        seen: dict[str, Table] = {}
+        for u in self.writes:
+            seen.setdefault(u.table.name.lower() + ("#t" if u.table.temporary else ""), u.table)
+        return list(seen.values())
+
+
+_TRIGGER_EVENTS = {Op.INSERT: ("INSERT",), Op.UPDATE: ("UPDATE",), Op.DELETE: ("DELETE",)}
+
+
+def lookup(name: str, catalog: Catalog, session: SessionState) -> Table | None:
+    return session.temp_table(name) or catalog.table(name)
+
+
+def resolve(info: StatementInfo, catalog: Catalog, session: SessionState, depth: int = 0) -> Access:
+    acc = Access()
+    _resolve_into(acc, info, catalog, session, top=True, depth=depth)
+    return acc
+
+
+def _resolve_write(acc: Access, w: Write, info: StatementInfo, catalog: Catalog, session: SessionState,
+                   top: bool, depth: int) -> None:
+    name = w.table
+    if not name and info.multi_table:
+        # unqualified SET column in a multi-table UPDATE: the table that has the column
+        for r in info.reads:
+            t = lookup(r, catalog, session)
+            if t and w.columns and all(t.column(c) for c in w.columns):
+                name = t.name
+                break
+    t = lookup(name, catalog, session)
+    if t is None:
+        if catalog.view(name) is not None:
+            v = catalog.view(name)
+            base = v.select.reads if v and v.select else ()
+            t = lookup(base[0], catalog, session) if base else None
+        if t is None:
+            acc.missing.append(name)
+            return
+    acc.writes.append(Use(t, w.op, w.columns, top))
+    if info.kind is Kind.CREATE_TABLE_SELECT:
+        return
+    events = list(_TRIGGER_EVENTS.get(w.op, ()))
+    if info.kind in (Kind.REPLACE,) or (info.kind is Kind.LOAD and info.replace):
+        events.append("DELETE")
+    if info.on_duplicate:
+        events.append("UPDATE")
+    for trig in t.triggers:
+        if trig.event in events and depth < 8:
+            for s in trig.body:
+                acc.sub_statements.append(s)
+                _resolve_into(acc, s, catalog, session, top=False, depth=depth + 1)
+
+
+def _resolve_into(acc: Access, info: StatementInfo, catalog: Catalog, session: SessionState, top: bool,
+                  depth: int) -> None:
+    for w in info.writes:
+        if info.kind is Kind.CREATE_TABLE_SELECT:
+            continue
+        _resolve_write(acc, w, info, catalog, session, top, depth)
+        if not top:
+            t = lookup(w.table, catalog, session)
+            if t is not None and w.op is Op.INSERT and t.auto_increment is not None:
+                acc.sub_autoinc_write = True
+    written = {w.table.lower() for w in info.writes}
+    for r in info.reads:
+        if r.lower() in written and info.kind in (Kind.INSERT, Kind.REPLACE, Kind.LOAD):
+            # INSERT ... SELECT from the same table reads it too
+            pass
+        t = lookup(r, catalog, session)
+        if t is not None:
+            if all(x is not t for x in acc.reads):
+                acc.reads.append(t)
+            continue
+        v = catalog.view(r)
+        if v is not None and v.select is not None and depth < 8:
+            acc.functions.update(v.select.functions)
+            acc.sysvars.update(v.select.sysvars)
+            acc.sub_statements.append(v.select)
+            _resolve_into(acc, v.select, catalog, session, top=False, depth=depth + 1)
+            continue
+        if r.lower() not in written and not _is_alias_like(r, info):
+            acc.missing.append(r)
+    acc.functions.update(info.functions)
+    acc.sysvars.update(info.sysvars)
+    for f in info.functions:
+        routine = catalog.routine("FUNCTION", f)
+        if routine is not None and depth < 8:
+            acc.stored_functions.append(routine.name)
+            for s in routine.body:
+                acc.sub_statements.append(s)
+                _resolve_into(acc, s, catalog, session, top=False, depth=depth + 1)
+
+
+def _is_alias_like(name: str, info: StatementInfo) -> bool:
+    # DUAL, derived-table and CTE names, NEW/OLD in triggers
+    return name.lower() in ("dual", "new", "old") or info.kind is Kind.NOOP

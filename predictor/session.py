@@ -1,0 +1,128 @@
+"""Per-connection state the server keeps and the binlog decisions depend on."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+
+from predictor.catalog import Table
+
+ISOLATION_ALIASES = {"tx_isolation": "transaction_isolation"}
+CANONICAL_VARS = ("binlog_format", "binlog_row_image", "transaction_isolation",
+                  "binlog_direct_non_transactional_updates", "autocommit", "sql_log_bin")
+
+
+def canonical_var(name: str) -> str:
+    n = name.strip().lower().replace("-", "_")
+    for prefix in ("@@session.", "@@local.", "@@", "session.", "local."):
+        if n.startswith(prefix):
+            n = n[len(prefix):]
+    return ISOLATION_ALIASES.get(n, n)
+
+
+def normalize_value(name: str, value: str) -> str:
+    v = value.strip().strip("'\"`").upper()
+    if name in ("autocommit", "sql_log_bin", "binlog_direct_non_transactional_updates"):
+        return "ON" if v in ("1", "ON", "TRUE", "YES") else "OFF"
+    if name == "transaction_isolation":
+        return v.replace("_", "-").replace(" ", "-")
+    if name == "binlog_format":
+        return {"STMT": "STATEMENT", "0": "MIXED", "1": "STATEMENT", "2": "ROW"}.get(v, v)
+    if name == "binlog_row_image":
+        return {"0": "MINIMAL", "1": "NOBLOB", "2": "FULL"}.get(v, v)
+    return v
+
+
+class Cache(str, Enum):
+    TRX = "trx"
+    STMT = "stmt"
+    DIRECT = "direct"
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One logged unit of a statement: a query event, or the row events of one (table, type)."""
+
+    seq: int
+    rows: bool
+    nontrans: bool  # it changes something a ROLLBACK does not undo
+    table: str = ""
+    before: tuple[str, ...] = ()
+    after: tuple[str, ...] = ()
+    type: str = ""
+
+
+@dataclass
+class Savepoint:
+    name: str
+    cache_len: int
+
+
+@dataclass
+class SessionState:
+    name: str
+    vars: dict[str, str]
+    in_trx: bool = False  # a multi-statement transaction is open (BEGIN, or autocommit=0 after a statement)
+    explicit: bool = False  # opened with BEGIN / START TRANSACTION
+    trx_cache: list[Piece] = field(default_factory=list)
+    trx_has_trans_write: bool = False  # trans_has_updated_trans_table()
+    trx_modified_nontrans: bool = False  # transaction.all.modified_non_trans_table
+    trx_keep_log: bool = False  # OPTION_KEEP_LOG: temporary tables created/dropped in the transaction
+    trx_nontrans_temp: bool = False
+    savepoints: list[Savepoint] = field(default_factory=list)
+    temp_tables: dict[str, Table] = field(default_factory=dict)
+    next_isolation: str | None = None
+    xa_state: str | None = None
+    locked: bool = False
+
+    @classmethod
+    def start(cls, name: str, defaults: Mapping[str, str], overrides: Mapping[str, str]) -> SessionState:
+        vars_ = {k: normalize_value(k, v) for k, v in defaults.items()}
+        for k, v in overrides.items():
+            c = canonical_var(k)
+            vars_[c] = normalize_value(c, v)
+        return cls(name, vars_)
+
+    @property
+    def binlog_format(self) -> str:
+        return self.vars.get("binlog_format", "MIXED")
+
+    @property
+    def row_image(self) -> str:
+        return self.vars.get("binlog_row_image", "FULL")
+
+    @property
+    def isolation(self) -> str:
+        return self.next_isolation or self.vars.get("transaction_isolation", "REPEATABLE-READ")
+
+    @property
+    def autocommit(self) -> bool:
+        return self.vars.get("autocommit", "ON") == "ON"
+
+    @property
+    def log_bin(self) -> bool:
+        return self.vars.get("sql_log_bin", "ON") == "ON"
+
+    @property
+    def binlog_direct(self) -> bool:
+        return self.vars.get("binlog_direct_non_transactional_updates", "OFF") == "ON"
+
+    @property
+    def multi_stmt_mode(self) -> bool:
+        """in_multi_stmt_transaction_mode(): BEGIN was issued or autocommit is off."""
+        return self.explicit or not self.autocommit
+
+    def reset_trx(self) -> None:
+        self.in_trx = False
+        self.explicit = False
+        self.trx_cache = []
+        self.trx_has_trans_write = False
+        self.trx_modified_nontrans = False
+        self.trx_keep_log = False
+        self.trx_nontrans_temp = False
+        self.savepoints = []
+        self.next_isolation = None
+
+    def temp_table(self, name: str) -> Table | None:
+        return self.temp_tables.get(name.lower())

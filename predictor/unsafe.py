@@ -1,0 +1,215 @@
+"""Unsafe classification (binlog-rules.md §2): one small rule per reason, applied in ``UNSAFE_RULES`` order.
+
+Static rules look only at a statement's own facts and also run on every sub-statement (trigger, stored
+function, view body), which is how unsafeness propagates (``sp_head::propagate_attributes``). Profiles
+drop the reasons they do not know (``Profile.UNSAFE_REASONS``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from predictor.analyze import Kind, StatementInfo
+from predictor.catalog import Table
+from predictor.context import Context
+from predictor.profiles import Profile
+
+StaticRule = Callable[[StatementInfo, Profile], bool]
+Rule = Callable[[Context], bool]
+
+_INSERTS = (Kind.INSERT, Kind.REPLACE)
+
+
+def limit(info: StatementInfo, profile: Profile) -> bool:
+    if info.limit is None or info.kind not in (Kind.UPDATE, Kind.DELETE, Kind.INSERT, Kind.REPLACE,
+                                               Kind.CREATE_TABLE_SELECT):
+        return False
+    return not (profile.LIMIT_ZERO_SAFE and 0 <= info.limit <= 0)
+
+
+def insert_ignore_select(info: StatementInfo, profile: Profile) -> bool:
+    return info.kind is Kind.INSERT and info.ignore and info.select_source
+
+
+def insert_select_update(info: StatementInfo, profile: Profile) -> bool:
+    return info.kind is Kind.INSERT and info.select_source and info.on_duplicate is not None
+
+
+def replace_select(info: StatementInfo, profile: Profile) -> bool:
+    return info.kind is Kind.REPLACE and info.select_source
+
+
+def create_ignore_select(info: StatementInfo, profile: Profile) -> bool:
+    return info.kind is Kind.CREATE_TABLE_SELECT and info.ignore
+
+
+def create_replace_select(info: StatementInfo, profile: Profile) -> bool:
+    return info.kind is Kind.CREATE_TABLE_SELECT and info.replace
+
+
+def update_ignore(info: StatementInfo, profile: Profile) -> bool:
+    return info.kind is Kind.UPDATE and info.ignore and not info.multi_table
+
+
+def skip_locked(info: StatementInfo, profile: Profile) -> bool:
+    return info.skip_locked and bool(info.writes)
+
+
+def nowait(info: StatementInfo, profile: Profile) -> bool:
+    return info.nowait and bool(info.writes)
+
+
+def system_function(info: StatementInfo, profile: Profile) -> bool:
+    return any(f in profile.UNSAFE_FUNCTIONS for f in info.functions)
+
+
+def system_variable(info: StatementInfo, profile: Profile) -> bool:
+    return any(v.split(".")[-1] not in profile.SAFE_SYSVARS for v in info.sysvars)
+
+
+STATIC_RULES: tuple[tuple[str, StaticRule], ...] = (
+    ("LIMIT", limit),
+    ("SYSTEM_VARIABLE", system_variable),
+    ("SYSTEM_FUNCTION", system_function),
+    ("INSERT_IGNORE_SELECT", insert_ignore_select),
+    ("INSERT_SELECT_UPDATE", insert_select_update),
+    ("REPLACE_SELECT", replace_select),
+    ("CREATE_IGNORE_SELECT", create_ignore_select),
+    ("CREATE_REPLACE_SELECT", create_replace_select),
+    ("UPDATE_IGNORE", update_ignore),
+    ("SKIP_LOCKED", skip_locked),
+    ("NOWAIT", nowait),
+)
+
+
+def _top_targets(ctx: Context) -> list[Table]:
+    return [u.table for u in ctx.access.writes if u.top]
+
+
+def autoinc_columns(ctx: Context) -> bool:
+    return ctx.access.sub_autoinc_write
+
+
+def write_autoinc_select(ctx: Context) -> bool:
+    if ctx.info.kind not in _INSERTS or not ctx.info.select_source:
+        return False
+    return any(t.auto_increment is not None for t in _top_targets(ctx)) and bool(ctx.access.reads)
+
+
+def create_select_autoinc(ctx: Context) -> bool:
+    d = ctx.info.table_def
+    return ctx.info.kind is Kind.CREATE_TABLE_SELECT and d is not None and d.auto_increment is not None
+
+
+def insert_two_keys(ctx: Context) -> bool:
+    if ctx.info.kind is not Kind.INSERT or ctx.info.on_duplicate is None:
+        return False
+    return any(len(t.unique_keys) > 1 for t in _top_targets(ctx))
+
+
+def autoinc_not_first(ctx: Context) -> bool:
+    if ctx.info.kind not in (*_INSERTS, Kind.LOAD):
+        return False
+    for t in _top_targets(ctx):
+        ai = t.auto_increment
+        if ai is None:
+            continue
+        in_keys = [k for k in t.keys if ai.name.lower() in (c.lower() for c in k.columns)]
+        if in_keys and all(k.columns[0].lower() != ai.name.lower() for k in in_keys):
+            return True
+    return False
+
+
+def nontrans_after_trans(ctx: Context) -> bool:
+    s = ctx.session
+    return (s.in_trx and s.trx_has_trans_write and not s.binlog_direct and ctx.writes_nontrans
+            and not ctx.writes_trans)
+
+
+def multiple_engines_self_logging(ctx: Context) -> bool:
+    tables = ctx.access.tables()
+    engines = {ctx.profile.engine(t.engine).name for t in tables}
+    return len(engines) > 1 and any(ctx.profile.engine(t.engine).self_logging for t in tables)
+
+
+# binlog_unsafe_map (sql_lex.cc): bit index = 4*direct + 2*trx_cache_not_empty + isolation_below_rr
+_RT, _RN, _RTT, _RTN, _WT, _WN, _WTT, _WTN = range(8)
+_ANY = 0xFF
+_ON, _OFF, _NOT_EMPTY = 0xF0, 0x0F, 0xCC
+_MIXED_CASES: tuple[tuple[int, int, int], ...] = (
+    (_WT, _WN, _ANY), (_WT, _RN, _ANY), (_WN, _WTT, _ANY), (_WTT, _RN, _ANY),
+    (_WT, _WTN, _ON), (_WT, _RTN, _ON), (_WTT, _WTN, _ON), (_WTT, _RTN, _ON),
+    (_WN, _RT, _NOT_EMPTY), (_WN, _RTT, _NOT_EMPTY), (_WTN, _RT, _ON & _NOT_EMPTY),
+    (_WTN, _RTT, _ON & _NOT_EMPTY), (_WTN, _RN, _OFF & _NOT_EMPTY),
+)
+
+
+def accessed_flags(ctx: Context) -> set[int]:
+    flags: set[int] = set()
+    for u in ctx.access.writes:
+        tr, tmp = ctx.trans(u.table), u.table.temporary
+        flags.add((_WTT if tr else _WTN) if tmp else (_WT if tr else _WN))
+    reads = list(ctx.access.reads) + [u.table for u in ctx.access.writes]
+    if ctx.info.kind is Kind.CREATE_TABLE_SELECT and not ctx.info.temporary:
+        reads = list(ctx.access.reads)
+    for t in reads:
+        tr, tmp = ctx.trans(t), t.temporary
+        flags.add((_RTT if tr else _RTN) if tmp else (_RT if tr else _RN))
+    return flags
+
+
+def mixed_statement(ctx: Context) -> bool:
+    s = ctx.session
+    flags = accessed_flags(ctx)
+    below_rr = s.isolation.upper() in ("READ-COMMITTED", "READ-UNCOMMITTED")
+    if s.multi_stmt_mode:
+        bit = 4 * s.binlog_direct + 2 * bool(s.trx_cache) + below_rr
+        for a, b, cond in _MIXED_CASES:
+            if a in flags and b in flags and cond & (1 << bit):
+                return True
+        return False
+    # Seen on MariaDB 10.11: in autocommit, writing an N-table while reading a T-table below
+    # REPEATABLE READ is MIXED_STATEMENT too.
+    return ctx.profile.MIXED_READ_COMMITTED_UNSAFE and below_rr and _WN in flags and _RT in flags
+
+
+def system_table(ctx: Context) -> bool:
+    names = {t.name.lower() for t in ctx.access.tables()}
+    return bool(names & {"general_log", "slow_log"})
+
+
+RULES: tuple[tuple[str, Rule], ...] = (
+    ("SYSTEM_TABLE", system_table),
+    ("AUTOINC_COLUMNS", autoinc_columns),
+    ("NONTRANS_AFTER_TRANS", nontrans_after_trans),
+    ("MULTIPLE_ENGINES_AND_SELF_LOGGING_ENGINE", multiple_engines_self_logging),
+    ("MIXED_STATEMENT", mixed_statement),
+    ("WRITE_AUTOINC_SELECT", write_autoinc_select),
+    ("CREATE_SELECT_AUTOINC", create_select_autoinc),
+    ("INSERT_TWO_KEYS", insert_two_keys),
+    ("AUTOINC_NOT_FIRST", autoinc_not_first),
+)
+
+
+def static_reasons(info: StatementInfo, profile: Profile) -> set[str]:
+    return {name for name, rule in STATIC_RULES if rule(info, profile)}
+
+
+def classify(ctx: Context) -> set[str]:
+    """Every unsafe reason of the statement, including those of its sub-statements."""
+    reasons = static_reasons(ctx.info, ctx.profile)
+    for sub in ctx.access.sub_statements:
+        reasons |= static_reasons(sub, ctx.profile)
+    # functions and variables reached through views and stored functions
+    if any(f in ctx.profile.UNSAFE_FUNCTIONS for f in ctx.access.functions):
+        reasons.add("SYSTEM_FUNCTION")
+    if any(v not in ctx.profile.SAFE_SYSVARS for v in ctx.access.sysvars):
+        reasons.add("SYSTEM_VARIABLE")
+    # the dynamic conditions below are evaluated in the server's order: NONTRANS_AFTER_TRANS only
+    # when the statement is not already MIXED_STATEMENT-unsafe
+    for name, rule in RULES:
+        if name == "NONTRANS_AFTER_TRANS" and mixed_statement(ctx):
+            continue
+        if rule(ctx):
+            reasons.add(name)
+    return reasons & ctx.profile.UNSAFE_REASONS
