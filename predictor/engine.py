@@ -106,6 +106,9 @@ class Predictor:
         return Context(seq, info, resolve(info, self.catalog, s), s, self.catalog, self.profile)
 
 
+_ROW_TYPE = {Op.INSERT: "write", Op.UPDATE: "update", Op.DELETE: "delete"}
+
+
 # ---- DML -----------------------------------------------------------------------------------------
 
 def _row_count_after(p: Predictor, info: StatementInfo, t: Table, op: Op) -> bool:
@@ -179,7 +182,7 @@ def handle_dml(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -
                     b.warnings.add(p.profile.BLACKHOLE_ROW_WARNING)
                 continue
             before, after = images(t, u.op, u.columns, s.row_image, p.profile)
-            piece = Piece(b.seq, True, not ctx.trans(t), t.name, before, after, u.op.value)
+            piece = Piece(b.seq, True, not ctx.trans(t), t.name, before, after, _ROW_TYPE[u.op])
             (trx if ctx.trans(t) else stmt_cache).append(piece)
     else:
         if _statement_logged(ctx):
