@@ -1,0 +1,329 @@
+"""Observed records: decode the primary's binlog and attribute every event to the statement behind it.
+
+``observe(executions, primary)`` reads the binlog files of ``primary`` (index order), splits them into groups
+and units (``harness.binlog.groups``) and matches units to statements session by session, in order, by text
+(``harness.binlog.match``). The rules for ``cache`` and ``group`` are in ``harness/binlog/README.md``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+from harness.backends.base import Server
+from harness.binlog.decoder import read_dir
+from harness.binlog.events import Event, RowsKind, TableMap
+from harness.binlog.groups import Group, GroupEnd, Unit, UnitKind, split_groups
+from harness.binlog.match import Statement, score_rows, score_text
+from harness.execution import Execution
+from predictor.exceptions import BinlogError, ServerError
+from predictor.records import Cache, Format, RowEvent, RowType, StatementRecord
+
+ColumnNames = Callable[[set[tuple[str, str]]], Mapping[tuple[str, str], tuple[str, ...]]]
+"""Looks up column names (table order) of (schema, table) pairs, for Table_maps without names."""
+
+_ROW_TYPE = {RowsKind.WRITE: RowType.WRITE, RowsKind.UPDATE: RowType.UPDATE, RowsKind.DELETE: RowType.DELETE}
+
+
+_TRX_ONLY = ("SAVEPOINT", "ROLLBACK")  # SAVEPOINT and ROLLBACK TO always go to the transaction cache
+
+
+class GroupKind(StrEnum):
+    DIRECT = "direct"
+    TRX = "trx"
+    STMT = "stmt"
+    AMBIGUOUS = "ambiguous"  # COMMIT-ended: statement cache or a non-transactional transaction cache
+
+
+@dataclass(frozen=True)
+class ObservedEvent:
+    event: Event
+    group: int | None
+    seq: int | None
+
+    def to_dict(self) -> dict[str, object]:
+        return {"seq": self.seq, "group": self.group, **self.event.to_dict()}
+
+
+@dataclass(frozen=True)
+class Observation:
+    records: list[StatementRecord]
+    events: list[ObservedEvent]
+
+    def write_events(self, path: Path | str) -> int:
+        """Write DIR/events.jsonl (``path`` is the directory or the file)."""
+        p = Path(path)
+        if p.is_dir():
+            p = p / "events.jsonl"
+        with open(p, "w", encoding="utf-8") as f:
+            for e in self.events:
+                f.write(json.dumps(e.to_dict(), separators=(",", ":")))
+                f.write("\n")
+        return len(self.events)
+
+
+class _Session:
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.items: list[tuple[Execution, Statement]] = []
+        self.trx_from = 0  # first statement that may still appear in a transaction-cache group
+        self.stmt_from = 0  # first statement that may still appear in a statement-cache group
+
+
+class _Attribution:
+    def __init__(self, executions: Sequence[Execution]) -> None:
+        self.sessions: dict[str, _Session] = {}
+        self.by_thread: dict[int, _Session] = {}
+        for ex in executions:
+            if ex.replica_only:
+                continue
+            s = self.sessions.setdefault(ex.session, _Session(ex.session))
+            s.items.append((ex, Statement(ex.sql)))
+            self.by_thread.setdefault(ex.thread_id, s)
+        self.units_of: dict[int, list[tuple[Unit, GroupKind]]] = {}  # seq -> units
+        self.matched: set[int] = set()
+
+    @staticmethod
+    def pre_kind(g: Group) -> GroupKind:
+        if g.standalone:
+            return GroupKind.DIRECT
+        if g.end in (GroupEnd.XID, GroupEnd.ROLLBACK, GroupEnd.XA_PREPARE) or g.transactional:
+            return GroupKind.TRX
+        return GroupKind.AMBIGUOUS
+
+    def _score(self, u: Unit, st: Statement, prev: Unit | None, prev_seq: int | None, seq: int) -> float:
+        if u.text is not None:
+            return score_text(u.text, st)
+        if u.kind is UnitKind.ROWS:
+            if prev is not None and prev.kind is UnitKind.QUERY and prev_seq == seq and \
+                    (prev.text or "").lstrip().upper().startswith("CREATE"):
+                return 3.0  # rows of CREATE ... SELECT follow its CREATE TABLE (no Rows_query text)
+            return score_rows({t.table.casefold() for t in u.tables.values()}, st)
+        return 0.0
+
+    def _best(self, s: _Session, start: int, u: Unit, prev: Unit | None, prev_seq: int | None
+              ) -> tuple[float, int] | None:
+        best: tuple[float, int] | None = None
+        for k in range(start, len(s.items)):
+            ex, st = s.items[k]
+            sc = self._score(u, st, prev, prev_seq, ex.seq)
+            if sc <= 0:
+                continue
+            if ex.seq in self.matched and ex.seq != prev_seq:
+                sc -= 0.1  # prefer a statement not yet seen (repeated identical texts)
+            if best is None or sc > best[0]:
+                best = (sc, k)
+        threshold = 2.0 if u.text is not None else 1.0
+        return best if best is not None and best[0] >= threshold - 0.1 else None
+
+    def _start(self, s: _Session, kind: GroupKind) -> int:
+        if kind is GroupKind.TRX:
+            return s.trx_from
+        if kind is GroupKind.STMT:
+            return s.stmt_from
+        return min(s.trx_from, s.stmt_from)
+
+    def group(self, g: Group) -> dict[int, int | None]:
+        """Attribute the units of ``g``; returns unit id -> seq."""
+        kind = self.pre_kind(g)
+        out: dict[int, int | None] = {}
+        session = self.by_thread.get(g.thread_id) if g.thread_id is not None else None
+        if g.thread_id is not None and session is None:
+            return {id(u): None for u in g.units}  # a thread outside the workload (harness setup, server)
+        pointer: int | None = None
+        prev: Unit | None = None
+        prev_seq: int | None = None
+        matched_idx: list[int] = []
+        for u in g.units:
+            if session is None:
+                # no thread id in the group (MariaDB row-only transaction): the best session by text, then seq
+                cands: list[tuple[float, int, _Session, int]] = []
+                for s in self.sessions.values():
+                    r = self._best(s, self._start(s, kind), u, prev, prev_seq)
+                    if r is not None:
+                        cands.append((r[0], -s.items[r[1]][0].seq, s, r[1]))
+                if not cands:
+                    out[id(u)] = None
+                    continue
+                _, _, session, k = max(cands, key=lambda c: (c[0], c[1]))
+            else:
+                start = self._start(session, kind) if pointer is None else pointer
+                r = self._best(session, start, u, prev, prev_seq)
+                if r is None:
+                    out[id(u)] = None
+                    prev, prev_seq = u, None
+                    continue
+                k = r[1]
+            pointer = k
+            seq = session.items[k][0].seq
+            out[id(u)] = seq
+            matched_idx.append(k)
+            prev, prev_seq = u, seq
+        if session is not None and matched_idx:
+            final = self.final_kind(g, kind, [session.items[k][0] for k in sorted(set(matched_idx))],
+                                    [u for u in g.units if out.get(id(u)) is not None])
+            last = max(matched_idx) + 1
+            if final is GroupKind.STMT:
+                session.stmt_from = max(session.stmt_from, last)
+            else:
+                session.trx_from = max(session.trx_from, last)
+                session.stmt_from = max(session.stmt_from, last)
+            for u in g.units:
+                useq = out.get(id(u))
+                if useq is not None:
+                    self.units_of.setdefault(useq, []).append((u, final))
+                    self.matched.add(useq)
+        return out
+
+    @staticmethod
+    def final_kind(g: Group, kind: GroupKind, stmts: list[Execution], units: list[Unit]) -> GroupKind:
+        """Resolve a COMMIT-ended group: statement cache or transaction cache (README "cache")."""
+        if kind is not GroupKind.AMBIGUOUS:
+            return kind
+        if len(stmts) > 1:
+            return GroupKind.TRX  # the statement cache holds one statement
+        if any(u.kind is UnitKind.QUERY and (u.text or "").lstrip().upper().startswith(_TRX_ONLY)
+               for u in units):
+            return GroupKind.TRX
+        ex = stmts[0]
+        if ex.stmt_cache_use is not None:
+            return GroupKind.STMT if ex.stmt_cache_use > 0 else GroupKind.TRX
+        if Statement(ex.sql).loose.startswith("create"):
+            return GroupKind.TRX  # CREATE ... SELECT goes through the transaction cache
+        return GroupKind.STMT
+
+
+def information_schema_columns(server: Server) -> ColumnNames:
+    """Column names from the primary's information_schema (tables dropped since are not found)."""
+
+    def lookup(tables: set[tuple[str, str]]) -> dict[tuple[str, str], tuple[str, ...]]:
+        import pymysql
+
+        if not tables:
+            return {}
+        try:
+            conn = pymysql.connect(host=server.host, port=server.port, user=server.user,
+                                   password=server.password, connect_timeout=10)
+        except pymysql.err.Error as e:
+            raise ServerError(f"cannot read column names: {e}", server=f"{server.host}:{server.port}") from e
+        out: dict[tuple[str, str], list[str]] = {}
+        try:
+            with conn.cursor() as cur:
+                cond = " OR ".join(["(TABLE_SCHEMA=%s AND TABLE_NAME=%s)"] * len(tables))
+                args = [x for t in sorted(tables) for x in t]
+                cur.execute("SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME FROM information_schema.COLUMNS"
+                            f" WHERE {cond} ORDER BY TABLE_SCHEMA, TABLE_NAME, ORDINAL_POSITION", args)
+                for schema, table, col in cur.fetchall():
+                    out.setdefault((str(schema), str(table)), []).append(str(col))
+        finally:
+            conn.close()
+        return {k: tuple(v) for k, v in out.items()}
+
+    return lookup
+
+
+def _names(tm: TableMap, cols: tuple[int, ...], fallback: Mapping[tuple[str, str], tuple[str, ...]]
+           ) -> tuple[str, ...]:
+    names = tm.column_names
+    if names is None:
+        known = fallback.get((tm.schema, tm.table))
+        if known is not None and len(known) == len(tm.column_types):
+            names = known
+    if names is None:
+        return tuple(f"@{i + 1}" for i in cols)  # the numbering mariadb-binlog prints
+    return tuple(names[i] for i in cols)
+
+
+def observe(executions: Sequence[Execution], primary: Server, *, start: tuple[str, int] | None = None,
+            columns: ColumnNames | None = None) -> Observation:
+    """Records for ``executions`` from ``primary``'s binlog.
+
+    ``start`` = (file name, position) where the workload's binlog begins (default: the first file's start);
+    groups are counted from there. ``columns`` resolves names for Table_maps without them
+    (binlog_row_metadata=FULL makes it unnecessary); default: the primary's information_schema.
+    """
+    try:
+        events = list(read_dir(primary.binlog_dir()))
+    except BinlogError as e:
+        e.server = e.server or f"{primary.flavor.value} {primary.host}:{primary.port}"
+        raise
+    return observe_events(executions, events, start=start,
+                          columns=columns or information_schema_columns(primary))
+
+
+def observe_events(executions: Sequence[Execution], events: Sequence[Event], *,
+                   start: tuple[str, int] | None = None, columns: ColumnNames | None = None) -> Observation:
+    """``observe`` on already decoded events (for tests and offline use)."""
+    if start is not None:
+        files = [e.file for e in events]
+        if start[0] not in files:
+            raise BinlogError(f"start {start[0]}:{start[1]} is not in the binlog")
+        first = files.index(start[0])
+        events = [e for k, e in enumerate(events) if k >= first and (e.file != start[0] or e.pos >= start[1])]
+    evs, groups, group_of = split_groups(events)
+    att = _Attribution(executions)
+    seq_of_event: list[int | None] = [None] * len(evs)
+    for g in groups:
+        out = att.group(g)
+        for u in g.units:
+            seq = out.get(id(u))
+            for i in u.events:
+                seq_of_event[i] = seq
+
+    # column names for Table_maps without them
+    need = {(tm.schema, tm.table) for units in att.units_of.values() for u, _ in units
+            for tm in u.tables.values() if tm.column_names is None}
+    fallback = columns(need) if (need and columns is not None) else {}
+
+    records: list[StatementRecord] = []
+    for ex in executions:
+        units = att.units_of.get(ex.seq, [])
+        records.append(_record(ex, units, evs, fallback))
+    observed = [ObservedEvent(e, group_of[i], seq_of_event[i]) for i, e in enumerate(evs)]
+    return Observation(records, observed)
+
+
+def _record(ex: Execution, units: list[tuple[Unit, GroupKind]], evs: list[Event],
+            fallback: Mapping[tuple[str, str], tuple[str, ...]]) -> StatementRecord:
+    def record(**kw: object) -> StatementRecord:
+        return StatementRecord(seq=ex.seq, session=ex.session, sql=ex.sql, error=ex.error,
+                               warnings=ex.warning_codes, unsafe=ex.unsafe, **kw)  # type: ignore[arg-type]
+
+    if ex.replica_only:
+        return record(reason="ran on the replica only")
+    content = [(u, k) for u, k in units if u.events]
+    if not content:
+        return record()
+    has_rows = any(u.rows for u, _ in content)
+    fmt = Format.ROW if has_rows else Format.STATEMENT
+    group = min(u.group for u, _ in content)
+    kinds = {k for u, k in content}
+    row_kinds = {k for u, k in content if u.rows}
+    if GroupKind.TRX in row_kinds and GroupKind.STMT in row_kinds:
+        cache = Cache.MIXED
+    else:
+        first = min(content, key=lambda c: c[0].group)[1]
+        cache = {GroupKind.DIRECT: Cache.DIRECT, GroupKind.TRX: Cache.TRX, GroupKind.STMT: Cache.STMT,
+                 GroupKind.AMBIGUOUS: Cache.STMT}[first]
+        if GroupKind.TRX in kinds and GroupKind.STMT in kinds:
+            cache = Cache.MIXED
+    agg: dict[tuple[str, RowType], tuple[set[int], set[int], TableMap]] = {}
+    for u, _ in content:
+        for r in u.rows:
+            tm = u.tables.get(r.table_id)
+            if tm is None:  # the Table_map came in an earlier unit of the group
+                tm = next((x.tables[r.table_id] for x, _ in content if r.table_id in x.tables), None)
+            if tm is None:
+                raise BinlogError(f"no Table_map for rows of table id {r.table_id} at {r.file}:{r.pos}",
+                                  statement=ex.sql)
+            key = (r.table, _ROW_TYPE[r.kind])
+            b, a, _ = agg.setdefault(key, (set(), set(), tm))
+            b.update(r.before)
+            a.update(r.after)
+    row_events = tuple(RowEvent(table, rt, _names(tm, tuple(sorted(b)), fallback),
+                                _names(tm, tuple(sorted(a)), fallback))
+                       for (table, rt), (b, a, tm) in agg.items())
+    return record(format=fmt, cache=cache, group=group, row_events=row_events)
