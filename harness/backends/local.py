@@ -27,7 +27,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from harness.backends.base import Flavor
+from harness.backends.base import Flavor, Server
 from harness.connect import DATABASE, query
 from harness.topology import attach_replica, reset_pair
 from harness.wait import PortOpen, SqlPing
@@ -232,7 +232,8 @@ class LocalServer:
              f"--log-bin={self.binlog_dir() / 'binlog'}", f"--log-error={self.error_log}",
              f"--pid-file={d / 'mysqld.pid'}", f"--tmpdir={d / 'tmp'}", f"--init-file={d / 'init.sql'}",
              f"--relay-log={d / 'relay' / 'relay'}", "--skip-name-resolve",
-             "--innodb-flush-log-at-trx-commit=0", "--sync-binlog=0", "--innodb-buffer-pool-size=64M"]
+             "--innodb-flush-log-at-trx-commit=0", "--sync-binlog=0", "--innodb-buffer-pool-size=64M",
+             "--binlog-row-metadata=FULL"]
         if os.geteuid() == 0:
             a.append("--user=root")
         if b.basedir:
@@ -337,8 +338,9 @@ class LocalPair:
 
     def __init__(self, root: Path, primary: LocalServer, replica: LocalServer, timeout: float) -> None:
         self.root = root
-        self.primary = primary
-        self.replica = replica
+        self.servers = (primary, replica)
+        self.primary: Server = primary
+        self.replica: Server = replica
         self.timeout = timeout
         self._closed = False
         self._close_lock = threading.Lock()
@@ -352,8 +354,8 @@ class LocalPair:
                 return
             self._closed = True
         try:
-            self.primary.kill()
-            self.replica.kill()
+            for s in self.servers:
+                s.kill()
         finally:
             shutil.rmtree(self.root, ignore_errors=True)
             with _lock:

@@ -1,0 +1,260 @@
+"""After a replay: did the replica apply everything, and does it hold the same data as the primary?
+
+Waits (bounded) for the replica, records its errors, compares every table of the workload database by row
+count and CHECKSUM TABLE, lists a bounded number of differing primary keys, and names the first workload
+statement that wrote each diverged table (tables found with sqlglot, ``read="mysql"``).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import pymysql
+import sqlglot
+from pymysql.connections import Connection
+from sqlglot import exp
+
+from harness.backends.base import Pair, Server
+from harness.connect import DATABASE, connect, describe, error_message, is_gone
+from harness.wait import ReplicaCaughtUp, replica_status
+from predictor.exceptions import ReplicaError, ReplicaTimeout, ServerGoneError
+from predictor.workload import Statement, Workload
+
+MAX_KEYS = 20
+"""Differing keys listed per table."""
+MAX_ROWS_COMPARED = 200_000
+"""Tables larger than this are compared by count and checksum only."""
+
+
+@dataclass(frozen=True)
+class TableDiff:
+    table: str
+    primary_rows: int | None
+    replica_rows: int | None
+    differing_keys: tuple[str, ...] = ()
+    first_writer_seq: int | None = None
+    first_writer_sql: str | None = None
+
+
+@dataclass(frozen=True)
+class ReplicaReport:
+    caught_up: bool
+    errors: tuple[str, ...] = ()
+    diverged: tuple[TableDiff, ...] = ()
+    tables_compared: int = 0
+    waited: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["errors"] = list(self.errors)
+        d["diverged"] = [{**asdict(t), "differing_keys": list(t.differing_keys)} for t in self.diverged]
+        return d
+
+
+# ---------------------------------------------------------------------------------------------------------
+# which statement wrote a table
+
+_WRITE_RE = re.compile(
+    r"^\s*(?:(?:insert|replace)(?:\s+(?:low_priority|delayed|high_priority|ignore))*\s+(?:into\s+)?"
+    r"|update(?:\s+(?:low_priority|ignore))*\s+"
+    r"|delete(?:\s+(?:low_priority|quick|ignore))*\s+from\s+"
+    r"|truncate\s+(?:table\s+)?"
+    r"|load\s+data\s+.*?\s+into\s+table\s+"
+    r"|create\s+(?:or\s+replace\s+)?(?:temporary\s+)?table\s+(?:if\s+not\s+exists\s+)?)"
+    r"[`\"]?(?:\w+[`\"]?\.[`\"]?)?(\w+)", re.IGNORECASE | re.DOTALL)
+_CREATE_RE = re.compile(r"^\s*create\b", re.IGNORECASE)
+
+
+def _names(tables: Iterable[exp.Expression]) -> set[str]:
+    return {t.name.lower() for t in tables if isinstance(t, exp.Table) and t.name}
+
+
+def _parse(sql: str) -> exp.Expr | None:
+    log = logging.getLogger("sqlglot")
+    level = log.level
+    log.setLevel(logging.ERROR)  # no "falling back to Command" chatter on stderr
+    try:
+        return sqlglot.parse_one(sql, read="mysql")
+    except (sqlglot.errors.ParseError, sqlglot.errors.TokenError, ValueError, RecursionError):
+        return None
+    finally:
+        log.setLevel(level)
+
+
+def _update_targets(tree: exp.Update) -> set[str]:
+    table = tree.this
+    if not isinstance(table, exp.Table):
+        return set()
+    joined = [j.this for j in table.args.get("joins") or () if isinstance(j.this, exp.Table)]
+    if not joined:
+        return _names([table])
+    aliases = {t.alias_or_name.lower(): t.name.lower() for t in [table, *joined]}
+    qualifiers = {e.this.table.lower() for e in tree.expressions
+                  if isinstance(e, exp.EQ) and isinstance(e.this, exp.Column) and e.this.table}
+    return {aliases.get(q, q) for q in qualifiers} or _names([table, *joined])
+
+
+def written_tables(sql: str) -> set[str]:
+    """Tables a statement writes rows to (DML, CREATE ... SELECT, TRUNCATE); empty for reads and DDL."""
+    tree = _parse(sql)
+    if isinstance(tree, exp.Insert):
+        target = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
+        return _names([target])
+    if isinstance(tree, exp.Update):
+        return _update_targets(tree)
+    if isinstance(tree, exp.Delete):
+        return _names(tree.args.get("tables") or [tree.this])
+    if isinstance(tree, exp.Create) and isinstance(tree.args.get("expression"), exp.Query):
+        target = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
+        return _names([target])
+    if isinstance(tree, exp.TruncateTable):
+        return _names(tree.expressions)
+    if tree is None or isinstance(tree, exp.Command):
+        m = _WRITE_RE.match(sql)
+        if m and (not _CREATE_RE.match(sql) or re.search(r"\bselect\b", sql, re.IGNORECASE)):
+            return {m.group(1).lower()}
+    return set()
+
+
+def first_writers(statements: Sequence[Statement], tables: Iterable[str]) -> dict[str, Statement]:
+    """For each table, the first primary statement that wrote rows to it (falls back to its CREATE)."""
+    wanted = {t.lower() for t in tables}
+    found: dict[str, Statement] = {}
+    creates: dict[str, Statement] = {}
+    for st in statements:
+        if not wanted - found.keys():
+            break
+        if st.replica_only:
+            continue
+        for t in written_tables(st.sql) & wanted:
+            found.setdefault(t, st)
+        m = _WRITE_RE.match(st.sql)
+        if m and _CREATE_RE.match(st.sql) and m.group(1).lower() in wanted:
+            creates.setdefault(m.group(1).lower(), st)
+    return {t: found.get(t) or creates[t] for t in wanted if t in found or t in creates}
+
+
+# ---------------------------------------------------------------------------------------------------------
+# table comparison
+
+
+def _rows(conn: Connection[Any], sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    with conn.cursor() as cur:
+        cur.execute(sql, args or None)
+        return list(cur.fetchall())
+
+
+def _tables(conn: Connection[Any], database: str) -> list[str]:
+    rows = _rows(conn, "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = %s "
+                       "AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME", (database,))
+    return [str(r[0]) for r in rows]
+
+
+def _columns(conn: Connection[Any], database: str, table: str) -> tuple[list[str], list[str]]:
+    """(all columns, primary-key columns) in ordinal order."""
+    cols = [str(r[0]) for r in _rows(conn, "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE "
+                                           "TABLE_SCHEMA = %s AND TABLE_NAME = %s ORDER BY ORDINAL_POSITION",
+                                     (database, table))]
+    pk = [str(r[0]) for r in _rows(conn, "SELECT COLUMN_NAME FROM information_schema.STATISTICS WHERE "
+                                         "TABLE_SCHEMA = %s AND TABLE_NAME = %s AND INDEX_NAME = 'PRIMARY' "
+                                         "ORDER BY SEQ_IN_INDEX", (database, table))]
+    return cols, pk
+
+
+def _count_and_checksum(conn: Connection[Any], database: str, table: str) -> tuple[int, Any]:
+    q = f"`{database}`.`{table}`"
+    count = int(_rows(conn, f"SELECT COUNT(*) FROM {q}")[0][0])
+    checksum = _rows(conn, f"CHECKSUM TABLE {q}")[0][1]
+    return count, checksum
+
+
+def _differing_keys(pconn: Connection[Any], rconn: Connection[Any], database: str, table: str,
+                    limit: int = MAX_KEYS) -> tuple[str, ...]:
+    pcols, pk = _columns(pconn, database, table)
+    rcols, _ = _columns(rconn, database, table)
+    common = [c for c in pcols if c in rcols]
+    if not common:
+        return ()
+    key = [c for c in pk if c in common] or common
+    sel = ", ".join(f"`{c}`" for c in common)
+    q = f"SELECT {sel} FROM `{database}`.`{table}` LIMIT {MAX_ROWS_COMPARED}"
+    idx = [common.index(c) for c in key]
+
+    def keyed(rows: list[tuple[Any, ...]]) -> Counter[tuple[tuple[Any, ...], tuple[Any, ...]]]:
+        return Counter((tuple(r[i] for i in idx), r) for r in rows)
+
+    p, r = keyed(_rows(pconn, q)), keyed(_rows(rconn, q))
+    diff = sorted({k for k, _ in (p - r) + (r - p)}, key=repr)
+    names = ",".join(key)
+    return tuple(f"{names}=" + ",".join("NULL" if v is None else str(v) for v in k) for k in diff[:limit])
+
+
+def compare_tables(primary: Server, replica: Server, database: str = DATABASE) -> tuple[int, list[TableDiff]]:
+    """(tables compared, differing tables) of ``database``."""
+    pconn = connect(primary, timeout=10.0, read_timeout=300.0)
+    try:
+        rconn = connect(replica, timeout=10.0, read_timeout=300.0)
+        try:
+            ptables, rtables = _tables(pconn, database), _tables(rconn, database)
+            diffs: list[TableDiff] = []
+            for t in sorted(set(ptables) | set(rtables)):
+                if t not in rtables or t not in ptables:
+                    pc = _count_and_checksum(pconn, database, t)[0] if t in ptables else None
+                    rc = _count_and_checksum(rconn, database, t)[0] if t in rtables else None
+                    diffs.append(TableDiff(t, pc, rc))
+                    continue
+                pc, pcs = _count_and_checksum(pconn, database, t)
+                rc, rcs = _count_and_checksum(rconn, database, t)
+                if pc != rc or pcs != rcs:
+                    diffs.append(TableDiff(t, pc, rc, _differing_keys(pconn, rconn, database, t)))
+            return len(set(ptables) | set(rtables)), diffs
+        finally:
+            rconn.close()
+    finally:
+        pconn.close()
+
+
+def check_replica(pair: Pair, workload: Workload, timeout: float = 30.0,
+                  database: str = DATABASE) -> ReplicaReport:
+    """Wait for the replica (at most ``timeout``), then compare the workload database table by table."""
+    started = time.monotonic()
+    caught_up = True
+    errors: list[str] = []
+    try:
+        ReplicaCaughtUp(pair.primary, pair.replica).wait(timeout)
+    except ReplicaTimeout as e:
+        caught_up = False
+        errors.append(e.message)
+    except ReplicaError as e:
+        caught_up = False
+        errors.append(e.message)
+    waited = time.monotonic() - started
+    try:
+        st = replica_status(pair.replica)
+    except ServerGoneError as e:
+        return ReplicaReport(False, (*errors, e.message), waited=waited)
+    if st is not None:
+        errors.extend(x for x in st.errors if x not in " ".join(errors))
+    try:
+        n, diffs = compare_tables(pair.primary, pair.replica, database)
+    except pymysql.err.MySQLError as e:
+        if not is_gone(e):
+            raise ReplicaError(f"cannot compare tables: {error_message(e)}", server=describe(pair.replica)) \
+                from None
+        return ReplicaReport(caught_up, (*errors, f"compare failed: {error_message(e)}"), waited=waited)
+    writers = first_writers(workload.statements, [d.table for d in diffs])
+    diverged = tuple(
+        TableDiff(d.table, d.primary_rows, d.replica_rows, d.differing_keys,
+                  writers[d.table.lower()].seq if d.table.lower() in writers else None,
+                  writers[d.table.lower()].sql if d.table.lower() in writers else None)
+        for d in diffs)
+    return ReplicaReport(caught_up, tuple(errors), diverged, n, waited)
+
+
+__all__ = ["ReplicaReport", "TableDiff", "check_replica", "compare_tables", "first_writers", "written_tables"]
