@@ -66,7 +66,7 @@ SELECT ... FOR UPDATE       -> exp.Select: locks (exp.Lock: update; wait=True fo
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from sqlglot import exp
 from sqlglot.dialects.mysql import MySQL
@@ -84,7 +84,7 @@ _ROUTINE_CHARACTERISTICS: dict[str, Sequence[Sequence[str] | str]] = {
     "NO": (("SQL",),),
     "READS": (("SQL", "DATA"),),
     "MODIFIES": (("SQL", "DATA"),),
-    "SQL": (("SECURITY", "DEFINER"), ("SECURITY", "INVOKER")),
+    "SQL SECURITY": ("DEFINER", "INVOKER"),  # one SQL_SECURITY token
     "LANGUAGE": (("SQL",),),
 }
 _LOAD_OPTION_HEADS = frozenset({"FIELDS", "COLUMNS", "LINES"})
@@ -96,7 +96,20 @@ _LOAD_OPTION_WORDS: tuple[tuple[str, ...], ...] = (
     ("STARTING", "BY"),
 )
 
+E = TypeVar("E", bound=exp.Expr)
 StatementParser = Callable[["RplayParser"], exp.Expr | None]
+
+
+def _extend(node: E, **extra: object) -> E:
+    """Set args sqlglot's class does not declare (its constructor rejects them under test runners)."""
+    for key, value in extra.items():
+        node.set(key, value)
+    return node
+
+
+def _block(statements: list[exp.Expr], **extra: object) -> exp.Block:
+    """A statement list; built directly because an empty `BEGIN END` fails sqlglot's required-arg check."""
+    return _extend(exp.Block(expressions=statements), **extra)
 
 
 class RplayTokenizer(MySQL.Tokenizer):
@@ -132,6 +145,17 @@ class RplayParser(MySQLParser):
         "CHECK": lambda self: self._parse_table_maintenance("CHECK"),
         "CHECKSUM": lambda self: self._parse_table_maintenance("CHECKSUM"),
     }
+    # sqlglot 30 spells it UNCOMITTED, so SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED fails there.
+    TRANSACTION_CHARACTERISTICS: ClassVar[dict[str, Sequence[Sequence[str] | str]]] = {
+        "ISOLATION": (
+            ("LEVEL", "REPEATABLE", "READ"),
+            ("LEVEL", "READ", "COMMITTED"),
+            ("LEVEL", "READ", "UNCOMMITTED"),
+            ("LEVEL", "SERIALIZABLE"),
+        ),
+        "READ": ("WRITE", "ONLY"),
+    }
+
     # A dispatch word followed by one of these is an expression, e.g. REPLACE(...) or do = 1.
     _NOT_STATEMENT_NEXT = frozenset({TokenType.L_PAREN, TokenType.DOT, TokenType.EQ, TokenType.COMMA})
 
@@ -313,19 +337,17 @@ class RplayParser(MySQLParser):
             else None
         )
         set_items = self._parse_csv(self._parse_update_assignment) if self._match(TokenType.SET) else None
-        return self.expression(
-            exp.LoadData(
-                this=table,
-                local=local or None,
-                inpath=inpath,
-                partition=partition,
-                duplicates=duplicates,
-                priority=priority,
-                options=options or None,
-                ignore_lines=ignore_lines,
-                columns=columns,
-                set=set_items,
-            )
+        load = self.expression(
+            exp.LoadData(this=table, local=local or None, inpath=inpath, partition=partition)
+        )
+        return _extend(
+            load,
+            duplicates=duplicates,
+            priority=priority,
+            options=options or None,
+            ignore_lines=ignore_lines,
+            columns=columns,
+            set=set_items,
         )
 
     def _parse_primary_or_var_column(self) -> exp.Expr | None:
@@ -372,8 +394,8 @@ class RplayParser(MySQLParser):
         elif self._match_text_seq("RELEASE"):
             release = True
         if is_rollback:
-            return self.expression(exp.Rollback(savepoint=savepoint, chain=chain, release=release))
-        return self.expression(exp.Commit(chain=chain, release=release))
+            return _extend(self.expression(exp.Rollback(savepoint=savepoint)), chain=chain, release=release)
+        return _extend(self.expression(exp.Commit(chain=chain)), release=release)
 
     def _parse_release(self) -> exp.Expr | None:
         if not self._match_text_seq("SAVEPOINT"):
@@ -637,6 +659,8 @@ class RplayParser(MySQLParser):
     def _parse_object_name(self) -> exp.Table:
         """db.name for routines and triggers (sqlglot's table parser would read `f(` as a call)."""
         name = self._parse_id_var(any_token=True)
+        if name is None:
+            self.raise_error("Expected a name")
         if self._match(TokenType.DOT):
             return exp.Table(this=self._parse_id_var(any_token=True), db=name)
         return exp.Table(this=name)
@@ -697,18 +721,18 @@ class RplayParser(MySQLParser):
         self._match_text_seq("NOT", "ATOMIC")
         statements = self._parse_sp_list()
         self._parse_end(label=label)
-        return self.expression(exp.Block(expressions=statements, begin=True, label=label))
+        return _block(statements, begin=True, label=label)
 
     def _parse_sp_if(self, label: str | None) -> exp.Expr:
         condition = self._parse_disjunction()
         self._expect("THEN")
-        true = exp.Block(expressions=self._parse_sp_list())
+        true = _block(self._parse_sp_list())
         false: exp.Expr | None = None
         if self._match_text_seq("ELSEIF"):
             false = self._parse_sp_if(None)
             return self.expression(exp.IfBlock(this=condition, true=true, false=false))
         if self._match(TokenType.ELSE):
-            false = exp.Block(expressions=self._parse_sp_list())
+            false = _block(self._parse_sp_list())
         self._parse_end("IF")
         return self.expression(exp.IfBlock(this=condition, true=true, false=false))
 
@@ -718,27 +742,27 @@ class RplayParser(MySQLParser):
         while self._match(TokenType.WHEN):
             condition = self._parse_disjunction()
             self._expect("THEN")
-            ifs.append(exp.If(this=condition, true=exp.Block(expressions=self._parse_sp_list())))
-        default = exp.Block(expressions=self._parse_sp_list()) if self._match(TokenType.ELSE) else None
+            ifs.append(exp.If(this=condition, true=_block(self._parse_sp_list())))
+        default = _block(self._parse_sp_list()) if self._match(TokenType.ELSE) else None
         self._parse_end("CASE")
         return self.expression(exp.CaseStatement(this=operand, ifs=ifs, default=default))
 
     def _parse_sp_while(self, label: str | None) -> exp.Expr:
         condition = self._parse_disjunction()
         self._expect("DO")
-        body = exp.Block(expressions=self._parse_sp_list())
+        body = _block(self._parse_sp_list())
         self._parse_end("WHILE", label=label)
         return self.expression(exp.WhileBlock(this=condition, body=body, label=label))
 
     def _parse_sp_repeat(self, label: str | None) -> exp.Expr:
-        body = exp.Block(expressions=self._parse_sp_list())
+        body = _block(self._parse_sp_list())
         self._expect("UNTIL")
         until = self._parse_disjunction()
         self._parse_end("REPEAT", label=label)
         return self.expression(exp.RepeatBlock(body=body, until=until, label=label))
 
     def _parse_sp_loop(self, label: str | None) -> exp.Expr:
-        body = exp.Block(expressions=self._parse_sp_list())
+        body = _block(self._parse_sp_list())
         self._parse_end("LOOP", label=label)
         return self.expression(exp.LoopBlock(body=body, label=label))
 
