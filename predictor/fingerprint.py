@@ -20,8 +20,6 @@ expressions and no tokenizer objects.
 
 from __future__ import annotations
 
-from sqlglot.tokenizer_core import TokenType
-
 from predictor.dialect import RplayTokenizer
 
 __all__ = ["fingerprint"]
@@ -31,7 +29,7 @@ _KEYWORDS: frozenset[str] = frozenset(
     word
     for key, token_type in RplayTokenizer.KEYWORDS.items()
     for word in key.split()
-    if word.isidentifier() and token_type != TokenType.INTRODUCER
+    if word.isidentifier()
 ) | frozenset(
     "LOW_PRIORITY DELAYED HIGH_PRIORITY QUICK CALL DO XA SAVEPOINT RELEASE LOCK UNLOCK TABLES READ WRITE "
     "FLUSH OPTIMIZE REPAIR CHECK CHECKSUM RENAME LOCAL INFILE DATA CONCURRENT NO_WRITE_TO_BINLOG "
@@ -112,10 +110,38 @@ def _forms(text: str, slots: list[str], normalise: bool) -> list[str]:
             for i, form in enumerate(forms):
                 if form == "?" and _limit_context(forms, i):
                     forms[i] = words[i]
+    if normalise and "-" in forms:
+        forms = _fold_signs(forms)
     if slots:
+        if normalise:
+            _upper_prefixes(forms)
         items = iter(slots)
         forms = [next(items) if f == _SLOT else f for f in forms]
     return forms
+
+
+# After these, a `-` is a sign, not a subtraction: `a = -5` and `a = 5` share a template.
+_SIGN_CONTEXT = frozenset("(,=<>+-*/%") | frozenset({"<", ">", "!"})
+
+
+def _fold_signs(forms: list[str]) -> list[str]:
+    """Drop unary minus signs in front of normalised numbers."""
+    out: list[str] = []
+    last = len(forms) - 1
+    for i, form in enumerate(forms):
+        if form == "-" and i < last and forms[i + 1] == "?":
+            prev = out[-1] if out else "("
+            if prev in _SIGN_CONTEXT or prev in _KEYWORDS:
+                continue
+        out.append(form)
+    return out
+
+
+def _upper_prefixes(forms: list[str]) -> None:
+    """X'..', b'..', n'..': the one-letter prefix before a string literal is case-insensitive."""
+    for i in range(1, len(forms)):
+        if forms[i] == _SLOT and forms[i - 1] in ("x", "b", "n"):
+            forms[i - 1] = forms[i - 1].upper()
 
 
 def _limit_context(forms: list[str], i: int) -> bool:

@@ -42,29 +42,28 @@ def _expectation(text: str, source: str) -> Expectation:
     raise ValueError(f"{source}: bad expectation {text!r} (want 'path = value' or 'path ~ text')")
 
 
-def load_cases() -> list[Case]:
+def _file_cases(file: Path) -> list[Case]:
+    """Split one fixture file at its `-- title:` lines."""
     cases: list[Case] = []
-    for file in sorted(CASES_DIR.glob("*.sql")):
-        title: str | None = None
-        sql: list[str] = []
-        expects: list[Expectation] = []
-        start = 0
-
-        def flush() -> None:
+    title: str | None = None
+    sql: list[str] = []
+    expects: list[Expectation] = []
+    start = 0
+    lines = [*file.read_text().splitlines(), "-- title: <end>"]
+    for number, line in enumerate(lines, 1):
+        if line.startswith("-- title:"):
             if title is not None:
-                source = f"{file.name}:{start}"
-                cases.append(Case(title, "\n".join(sql).strip(), tuple(expects), source))
-
-        for number, line in enumerate(file.read_text().splitlines(), 1):
-            if line.startswith("-- title:"):
-                flush()
-                title, sql, expects, start = line.removeprefix("-- title:").strip(), [], [], number
-            elif line.startswith("-- expect:"):
-                expects.append(_expectation(line.removeprefix("-- expect:").strip(), f"{file.name}:{number}"))
-            elif title is not None:
-                sql.append(line)
-        flush()
+                cases.append(Case(title, "\n".join(sql).strip(), tuple(expects), f"{file.name}:{start}"))
+            title, sql, expects, start = line.removeprefix("-- title:").strip(), [], [], number
+        elif line.startswith("-- expect:"):
+            expects.append(_expectation(line.removeprefix("-- expect:").strip(), f"{file.name}:{number}"))
+        elif title is not None:
+            sql.append(line)
     return cases
+
+
+def load_cases() -> list[Case]:
+    return [case for file in sorted(CASES_DIR.glob("*.sql")) for case in _file_cases(file)]
 
 
 def _text(value: object) -> str:
