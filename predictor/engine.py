@@ -8,7 +8,7 @@ decide, images, cache placement) live in their own modules.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from predictor.analyze import DML_KINDS, Kind, Op, StatementInfo
 from predictor.binlog import Binlog, Builder
@@ -44,6 +44,9 @@ class Predictor:
         self.sessions: dict[str, SessionState] = {}
         self.binlog = Binlog()
         self.rows: dict[str, int | None] = {}  # known row counts of base tables (None: unknown)
+        self.memo: dict[tuple[object, ...], _Outcome] = {}
+        self.memo_infos: dict[int, StatementInfo] = {}
+        self.memo_names: dict[int, tuple[str, ...]] = {}
 
     # ---- sessions and transactions -------------------------------------------------------------
 
@@ -111,91 +114,140 @@ _ROW_TYPE = {Op.INSERT: "write", Op.UPDATE: "update", Op.DELETE: "delete"}
 
 # ---- DML -----------------------------------------------------------------------------------------
 
-def _row_count_after(p: Predictor, info: StatementInfo, t: Table, op: Op) -> bool:
+def _changes_rows(p: Predictor, info: StatementInfo, t: Table, op: Op, s: SessionState) -> bool:
     """Whether the statement changes at least one row of ``t`` (known-empty tables change none)."""
-    key = t.name.lower()
-    known = p.rows.get(key) if not t.temporary else None
     if op is Op.INSERT:
-        if info.select_source and info.select is None:
-            src = [lookup(r, p.catalog, p.sessions[next(iter(p.sessions))]) for r in info.reads]
-            if src and all(x is not None and p.rows.get(x.name.lower()) == 0 for x in src):
-                return False
+        if info.select_source and info.reads:
+            srcs = [lookup(r, p.catalog, s) for r in info.reads]
+            return not all(x is not None and not x.temporary and p.rows.get(x.name.lower()) == 0 for x in srcs)
         return True
-    return known != 0
+    return t.temporary or p.rows.get(t.name.lower()) != 0
 
 
-def _update_row_counts(p: Predictor, info: StatementInfo, ctx: Context) -> None:
-    for u in ctx.access.writes:
-        key = u.table.name.lower()
-        if u.table.temporary:
+def _update_row_counts(p: Predictor, info: StatementInfo, writes: tuple[tuple[str, Op, bool, bool], ...]) -> None:
+    for name, op, top, temporary in writes:
+        if temporary:
             continue
-        if u.op is Op.INSERT:
+        key = name.lower()
+        if op is Op.INSERT:
             cur = p.rows.get(key)
             if info.values_rows and cur is not None:
                 p.rows[key] = cur + info.values_rows
-            else:
-                p.rows[key] = None if cur != 0 or not info.values_rows else info.values_rows
-                if info.values_rows and cur == 0:
-                    p.rows[key] = info.values_rows
-        elif u.op is Op.DELETE and u.top and not info.multi_table and info.limit is None and _no_where(ctx):
+            elif not (info.select_source and cur == 0 and not _source_has_rows(p, info)):
+                p.rows[key] = None
+        elif op is Op.DELETE and top and not info.multi_table and info.limit is None and "where" not in info.extra:
             p.rows[key] = 0
-        elif u.op is Op.DELETE:
-            p.rows[key] = None if p.rows.get(key) != 0 else 0
 
 
-def _no_where(ctx: Context) -> bool:
-    return "where" not in ctx.info.extra
+def _source_has_rows(p: Predictor, info: StatementInfo) -> bool:
+    return any(p.rows.get(r.lower()) != 0 for r in info.reads)
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    """A DML decision that depends only on the key it is memoised under (see ``_memo_key``)."""
+
+    error: int | None
+    warnings: frozenset[int]
+    unsafe: frozenset[str]
+    stmt_cache: tuple[Piece, ...]
+    trx: tuple[Piece, ...]
+    writes_trans: bool
+    writes_nontrans: bool
+    nontrans_temp: bool
+    logged: bool
+    row_writes: tuple[tuple[str, Op, bool, bool], ...]  # (table, op, top, temporary) for row counts
+
+
+def _memo_key(p: Predictor, info: StatementInfo, s: SessionState) -> tuple[object, ...]:
+    names = p.memo_names.get(id(info))
+    if names is None:
+        names = tuple(w.table.lower() for w in info.writes) + tuple(r.lower() for r in info.reads)
+        p.memo_names[id(info)] = names
+    rows = p.rows
+    v = s.vars
+    return (id(info), p.catalog.version, v.get("binlog_format"), v.get("binlog_row_image"), s.isolation,
+            v.get("autocommit"), v.get("sql_log_bin"), v.get("binlog_direct_non_transactional_updates"),
+            s.explicit, s.in_trx, s.trx_has_trans_write, bool(s.trx_cache),
+            tuple((k, t.logged_create, t.engine) for k, t in s.temp_tables.items()) if s.temp_tables else (),
+            *[rows.get(n) == 0 for n in names])
 
 
 def handle_dml(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
-    ctx = p.context(b.seq, info, s)
+    key = _memo_key(p, info, s)
+    out = p.memo.get(key)
+    if out is None:
+        out = _decide_dml(p, b.seq, info, s)
+        if len(p.memo) > 50_000:
+            p.memo.clear()
+        p.memo[key] = out
+        p.memo_infos[id(info)] = info  # keep the info alive while its id is a key
+    b.error = out.error
+    b.warnings |= out.warnings
+    b.unsafe |= out.unsafe
+    if out.error is not None or not out.logged and not out.row_writes:
+        return
+    if out.writes_trans:
+        s.trx_has_trans_write = s.trx_has_trans_write or s.multi_stmt_mode
+    if out.writes_nontrans and s.multi_stmt_mode:
+        s.trx_modified_nontrans = True
+    if out.nontrans_temp:
+        s.trx_nontrans_temp = True
+    _update_row_counts(p, info, out.row_writes)
+    if out.logged:
+        seq = b.seq
+        p.end_statement(s, [x if x.seq == seq else x.at(seq) for x in out.stmt_cache],
+                        [x if x.seq == seq else x.at(seq) for x in out.trx])
+
+
+def _decide_dml(p: Predictor, seq: int, info: StatementInfo, s: SessionState) -> _Outcome:
+    ctx = p.context(seq, info, s)
+    row_writes = tuple((u.table.name, u.op, u.top, u.table.temporary) for u in ctx.access.writes)
+
+    def outcome(error: int | None = None, stmt: tuple[Piece, ...] = (), trx: tuple[Piece, ...] = (),
+                logged: bool = True, temp: bool = False) -> _Outcome:
+        return _Outcome(error, frozenset(ctx.warnings), frozenset(ctx.unsafe), stmt, trx,
+                        ctx.writes_trans, ctx.writes_nontrans, temp, logged and error is None,
+                        row_writes if error is None else ())
+
     if ctx.access.missing:
-        b.error = ER_NO_SUCH_TABLE
-        return
+        return outcome(ER_NO_SUCH_TABLE)
     if not ctx.access.writes:
-        return  # a SELECT/DO that writes nothing is not logged
-    b.unsafe = classify(ctx)
-    ctx.unsafe = set(b.unsafe)
+        return outcome(logged=False)  # a SELECT/DO that writes nothing is not logged
+    ctx.unsafe = classify(ctx)
     if not s.log_bin:
-        _apply_effects(p, ctx, logged=False)
-        return
+        return outcome(logged=False)
     err = gtid_consistency(ctx)
     if err is not None:
-        b.error = err
-        return
+        return outcome(err)
     decide(ctx)
-    b.warnings |= ctx.warnings
     if ctx.error is not None:
-        b.error = ctx.error
-        return
+        return outcome(ctx.error)
     stmt_cache: list[Piece] = []
     trx: list[Piece] = []
+    temp = False
     if ctx.row_format:
         for u in ctx.access.writes:
             t = u.table
             if t.temporary or not p.profile.engine(t.engine).replicated:
                 continue
-            if not _row_count_after(p, info, t, u.op):
+            if not _changes_rows(p, info, t, u.op, s):
                 continue
             if p.profile.engine(t.engine).name == "blackhole" and u.op is not Op.INSERT:
                 if p.profile.BLACKHOLE_ROW_WARNING:
-                    b.warnings.add(p.profile.BLACKHOLE_ROW_WARNING)
+                    ctx.warnings.add(p.profile.BLACKHOLE_ROW_WARNING)
                 continue
             before, after = images(t, u.op, u.columns, s.row_image, p.profile)
-            piece = Piece(b.seq, True, not ctx.trans(t), t.name, before, after, _ROW_TYPE[u.op])
+            piece = Piece(seq, True, not ctx.trans(t), t.name, before, after, _ROW_TYPE[u.op])
             (trx if ctx.trans(t) else stmt_cache).append(piece)
-    else:
-        if _statement_logged(ctx):
-            nontrans = ctx.writes_nontrans or any(not ctx.trans(u.table) for u in ctx.access.writes)
-            piece = Piece(b.seq, False, nontrans)
-            to_trx = (ctx.writes_trans or "MIXED_STATEMENT" in ctx.unsafe
-                      or (bool(s.trx_cache) and not s.binlog_direct)
-                      or any(ctx.trans(u.table) for u in ctx.access.writes))
-            (trx if to_trx else stmt_cache).append(piece)
-            if any(u.table.temporary and not ctx.trans(u.table) for u in ctx.access.writes) and to_trx:
-                s.trx_nontrans_temp = True
-    _apply_effects(p, ctx, logged=True)
-    p.end_statement(s, stmt_cache, trx)
+    elif _statement_logged(ctx):
+        piece = Piece(seq, False, any(not ctx.trans(u.table) for u in ctx.access.writes))
+        to_trx = (ctx.writes_trans or "MIXED_STATEMENT" in ctx.unsafe
+                  or (bool(s.trx_cache) and not s.binlog_direct)
+                  or any(ctx.trans(u.table) for u in ctx.access.writes))
+        (trx if to_trx else stmt_cache).append(piece)
+        temp = to_trx and any(u.table.temporary and not ctx.trans(u.table) for u in ctx.access.writes)
+    return outcome(stmt=tuple(stmt_cache), trx=tuple(trx), temp=temp)
 
 
 def _statement_logged(ctx: Context) -> bool:
@@ -204,15 +256,6 @@ def _statement_logged(ctx: Context) -> bool:
     if tables and all(t.temporary for t in tables):
         return all(t.logged_create for t in tables)
     return True
-
-
-def _apply_effects(p: Predictor, ctx: Context, logged: bool) -> None:
-    s = ctx.session
-    if ctx.writes_trans:
-        s.trx_has_trans_write = s.trx_has_trans_write or s.multi_stmt_mode
-    if ctx.writes_nontrans and s.multi_stmt_mode:
-        s.trx_modified_nontrans = True
-    _update_row_counts(p, ctx.info, ctx)
 
 
 # ---- transactions --------------------------------------------------------------------------------

@@ -113,7 +113,7 @@ def _forms(text: str, slots: list[str], normalise: bool) -> list[str]:
     if normalise and "-" in forms:
         forms = _fold_signs(forms)
     if slots:
-        if normalise:
+        if normalise and ("x" in forms or "b" in forms or "n" in forms):
             _upper_prefixes(forms)
         items = iter(slots)
         forms = [next(items) if f == _SLOT else f for f in forms]
@@ -126,15 +126,21 @@ _SIGN_CONTEXT = frozenset("(,=<>+-*/%") | frozenset({"<", ">", "!"})
 
 def _fold_signs(forms: list[str]) -> list[str]:
     """Drop unary minus signs in front of normalised numbers."""
-    out: list[str] = []
+    drop: list[int] = []
     last = len(forms) - 1
-    for i, form in enumerate(forms):
-        if form == "-" and i < last and forms[i + 1] == "?":
-            prev = out[-1] if out else "("
+    i = forms.index("-")
+    while True:
+        if i < last and forms[i + 1] == "?":
+            prev = forms[i - 1] if i else "("
             if prev in _SIGN_CONTEXT or prev in _KEYWORDS:
-                continue
-        out.append(form)
-    return out
+                drop.append(i)
+        try:
+            i = forms.index("-", i + 1)
+        except ValueError:
+            break
+    for i in reversed(drop):
+        del forms[i]
+    return forms
 
 
 def _upper_prefixes(forms: list[str]) -> None:

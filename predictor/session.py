@@ -52,6 +52,10 @@ class Piece:
     after: tuple[str, ...] = ()
     type: str = ""
 
+    def at(self, seq: int) -> Piece:
+        """The same piece for another statement (memoised decisions are reused across statements)."""
+        return Piece(seq, self.rows, self.nontrans, self.table, self.before, self.after, self.type)
+
 
 @dataclass
 class Savepoint:
