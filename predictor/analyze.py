@@ -117,6 +117,7 @@ class StatementInfo:
     dropped_columns: tuple[str, ...] = ()
     unknown_reason: str | None = None
     extra: tuple[str, ...] = field(default=())
+    columns: tuple[str, ...] = ()  # a SELECT's output column names ("*" for a star)
 
     @property
     def is_dml(self) -> bool:
@@ -462,8 +463,16 @@ def _select(tree: exp.Expression) -> StatementInfo:
             skip = True
         elif w is False:
             nowait = True
+    cols: list[str] = []
+    if isinstance(tree, exp.Select):
+        for e in tree.expressions:
+            if isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star)):
+                cols.append("*")
+            else:
+                cols.append(str(e.alias_or_name) or e.sql())
     return StatementInfo(Kind.SELECT, reads=tuple(_tables(tree)), functions=tuple(funcs),
-                         sysvars=tuple(sysvars), limit=_limit_value(tree), skip_locked=skip, nowait=nowait)
+                         sysvars=tuple(sysvars), limit=_limit_value(tree), skip_locked=skip, nowait=nowait,
+                         columns=tuple(cols))
 
 
 def _drop(tree: exp.Drop) -> StatementInfo:

@@ -47,7 +47,7 @@ class Builder:
             fmt, cache = Format.NONE, RCache.NONE
         else:
             fmt = Format.ROW if self.row_events else Format.STATEMENT
-            if {Cache.TRX, Cache.STMT} <= self.row_caches:
+            if {Cache.TRX, Cache.STMT} <= set(self.caches):
                 cache = RCache.MIXED
             else:
                 cache = RCache(self.caches[0].value)

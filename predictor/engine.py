@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 from predictor.analyze import DML_KINDS, Kind, Op, StatementInfo
 from predictor.binlog import Binlog, Builder
-from predictor.catalog import Catalog, Routine, Table, Trigger, View
+from predictor.catalog import Catalog, Column, Routine, Table, Trigger, View
 from predictor.context import Context
 from predictor.decide import decide, gtid_consistency
 from predictor.images import images
@@ -168,7 +168,7 @@ def _memo_key(p: Predictor, info: StatementInfo, s: SessionState) -> tuple[objec
     v = s.vars
     return (id(info), p.catalog.version, v.get("binlog_format"), v.get("binlog_row_image"), s.isolation,
             v.get("autocommit"), v.get("sql_log_bin"), v.get("binlog_direct_non_transactional_updates"),
-            s.explicit, s.in_trx, s.trx_has_trans_write, bool(s.trx_cache),
+            s.explicit, s.in_trx, s.trx_has_trans_write, bool(s.trx_cache), s.force_row,
             tuple((k, t.logged_create, t.engine) for k, t in s.temp_tables.items()) if s.temp_tables else (),
             *[rows.get(n) == 0 for n in names])
 
@@ -465,13 +465,22 @@ def handle_create_select(p: Predictor, b: Builder, info: StatementInfo, s: Sessi
         else:
             b.error = ER_TABLE_EXISTS
         return
-    src_cols: list = []
+    src_cols: list[Column] = []
+    sources: list[Table] = []
     for r in info.reads:
         t = lookup(r, p.catalog, s)
         if t is None:
             b.error = ER_NO_SUCH_TABLE
             return
-        src_cols.extend(c for c in t.columns if all(c.name.lower() != x.name.lower() for x in src_cols))
+        sources.append(t)
+    for out_name in info.select.columns if info.select else ():
+        if out_name == "*":
+            for t in sources:
+                src_cols.extend(Column(c.name, c.type, c.nullable) for c in t.columns
+                                if all(c.name.lower() != x.name.lower() for x in src_cols))
+        elif all(out_name.lower() != x.name.lower() for x in src_cols):
+            col = next((c for t in sources for c in t.columns if c.name.lower() == out_name.lower()), None)
+            src_cols.append(Column(out_name, col.type if col else "VARCHAR", col.nullable if col else True))
     d = info.table_def or Table(name, engine)
     cols = tuple(d.columns) + tuple(c for c in src_cols if d.column(c.name) is None)
     table = replace(d, engine=engine, columns=cols, temporary=info.temporary)
@@ -497,11 +506,12 @@ def handle_create_select(p: Predictor, b: Builder, info: StatementInfo, s: Sessi
     if not row:
         p.binlog.flush([Piece(b.seq, False, True)], Cache.DIRECT)
         return
-    # row format: CREATE TABLE (without the SELECT) and the rows, through the transaction cache
-    p.binlog.flush([Piece(b.seq, False, True)], Cache.TRX)
+    # row format: CREATE TABLE (without the SELECT) and the rows, written as one group at statement end
+    pieces = [Piece(b.seq, False, True)]
     if not src_empty:
         before, after = images(table, Op.INSERT, None, s.row_image, p.profile)
-        p.binlog.flush([Piece(b.seq, True, False, table.name, before, after, "write")], Cache.TRX)
+        pieces.append(Piece(b.seq, True, False, table.name, before, after, "write"))
+    p.binlog.flush(pieces, Cache.DIRECT)
 
 
 def handle_drop_table(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
@@ -701,7 +711,10 @@ def handle_call(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) 
     if routine is None:
         b.error = ER_SP_DOES_NOT_EXIST
         return
-    _unroll(p, b, routine.body, s, depth=0)
+    try:
+        _unroll(p, b, routine.body, s, depth=0)
+    finally:
+        s.force_row = False
 
 
 def _unroll(p: Predictor, b: Builder, body: tuple[StatementInfo, ...], s: SessionState, depth: int) -> None:
@@ -715,6 +728,8 @@ def _unroll(p: Predictor, b: Builder, body: tuple[StatementInfo, ...], s: Sessio
         sb = Builder(b.seq, b.session, b.sql)
         p.binlog.builders[b.seq] = sb
         HANDLERS.get(sub.kind, handle_noop)(p, sb, sub, s)
+        if sb.row_events and s.binlog_format == "MIXED":
+            s.force_row = True  # within one CALL, MIXED stays in row format once it switched
         _merge(b, sb)
         p.binlog.builders[b.seq] = b
         if sb.error is not None:

@@ -79,6 +79,7 @@ class SessionState:
     next_isolation: str | None = None
     xa_state: str | None = None
     locked: bool = False
+    force_row: bool = False  # MIXED inside a CALL after a sub-statement went to row
 
     @classmethod
     def start(cls, name: str, defaults: Mapping[str, str], overrides: Mapping[str, str]) -> SessionState:
