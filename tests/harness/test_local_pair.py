@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 import pytest
+from procs import server_pids_under
 
 from harness.backends import open_backend
 from harness.backends.base import ServerSpec
@@ -15,21 +16,6 @@ from harness.wait import replica_status
 from predictor.exceptions import ServerStartError, UsageError
 
 pytestmark = pytest.mark.server
-
-
-def server_pids_under(path: Path) -> list[int]:
-    """PIDs of processes whose command line mentions ``path``."""
-    out = []
-    for p in Path("/proc").iterdir():
-        if not p.name.isdigit():
-            continue
-        try:
-            cmd = (p / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if str(path) in cmd:
-            out.append(int(p.name))
-    return out
 
 
 def test_pair_is_replicating_after_start(session_pair: LocalPair) -> None:

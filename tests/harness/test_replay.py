@@ -33,7 +33,8 @@ CASES = [
     ("003 unsafe LIMIT", "DELETE FROM m LIMIT 1", None, (1592,), ("LIMIT",)),
     ("003 unsafe system function", "INSERT INTO m VALUES (UUID_SHORT(), 'z')", None, (1592,),
      ("SYSTEM_FUNCTION",)),
-    ("003 unsafe system variable", "INSERT INTO m VALUES (1, @@hostname)", None, (1592,), ("SYSTEM_VARIABLE",)),
+    ("003 unsafe system variable", "INSERT INTO m VALUES (1, @@hostname)", None, (1592,),
+     ("SYSTEM_VARIABLE",)),
     ("003 INSERT IGNORE SELECT", "INSERT IGNORE INTO i (b) SELECT a FROM m", None, (1062, 1592),
      ("INSERT_IGNORE_SELECT", "WRITE_AUTOINC_SELECT")),
     ("003 REPLACE SELECT", "REPLACE INTO m SELECT * FROM m", None, (1592,), ("REPLACE_SELECT",)),
@@ -77,8 +78,9 @@ def test_001_nontrans_after_trans_note(pair: LocalPair) -> None:
 
 
 def test_004_replica_only_statement_runs_on_replica(pair: LocalPair) -> None:
-    body = "CREATE TABLE r (a INT PRIMARY KEY, b INT);\n-- replica\nALTER TABLE r ADD COLUMN extra INT DEFAULT 7;\n" \
-           "INSERT INTO r VALUES (1, 2);\n"
+    body = ("CREATE TABLE r (a INT PRIMARY KEY, b INT);\n"
+            "-- replica\nALTER TABLE r ADD COLUMN extra INT DEFAULT 7;\n"
+            "INSERT INTO r VALUES (1, 2);\n")
     opts = ReplayOptions(session_vars={"binlog_format": "ROW", "binlog_row_image": "MINIMAL"})
     result = replay(parse_workload(body), pair, opts)
     assert result.error is None

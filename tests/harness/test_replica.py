@@ -63,7 +63,8 @@ def test_replica_sql_error_is_reported(pair: LocalPair) -> None:
 
 
 def test_stopped_replica_times_out(pair: LocalPair) -> None:
-    text = "-- replica\nSTOP SLAVE SQL_THREAD;\nCREATE TABLE late (a INT PRIMARY KEY);\nINSERT INTO late VALUES (1);\n"
+    text = ("-- replica\nSTOP SLAVE SQL_THREAD;\n"
+            "CREATE TABLE late (a INT PRIMARY KEY);\nINSERT INTO late VALUES (1);\n")
     report = replay_and_check(pair, text, timeout=1.0)
     assert not report.caught_up
     assert any("did not catch up" in e for e in report.errors), report.errors
@@ -100,6 +101,7 @@ def test_written_tables(sql: str, tables: set[str]) -> None:
 
 
 def test_first_writer_falls_back_to_create() -> None:
-    wl = parse_workload("CREATE TABLE a (x INT);\nSELECT * FROM a;\nCREATE TABLE b (x INT);\nINSERT INTO b VALUES (1);\n")
+    wl = parse_workload("CREATE TABLE a (x INT);\nSELECT * FROM a;\n"
+                        "CREATE TABLE b (x INT);\nINSERT INTO b VALUES (1);\n")
     found = first_writers(wl.statements, ["a", "b"])
     assert found["a"].seq == 0 and found["b"].seq == 3
