@@ -66,7 +66,7 @@ for b in mariadbd mysqld mariadb-install-db mysql_install_db mariadb-binlog mysq
   p=$(command -v $b 2>/dev/null) && echo "bin $b $p"
 done
 srv=$(command -v mariadbd 2>/dev/null || command -v mysqld 2>/dev/null)
-[ -n "$srv" ] && echo "version $($srv --version 2>&1 | head -n 1)"
+[ -n "$srv" ] && echo "version $($srv --version 2>/dev/null | grep -m 1 ' Ver ')"
 for d in /usr/lib/mysql/plugin /usr/lib64/mysql/plugin /usr/lib/x86_64-linux-gnu/mariadb19/plugin; do
   [ -d $d ] && for f in $d/*.so; do echo "plugin $(basename $f .so)"; done
 done
@@ -170,9 +170,25 @@ def probe_image(ref: str) -> ImageInfo:
     with _probe_lock:
         if image_id in _probe_cache:
             return _probe_cache[image_id]
-    code, out = _run_to_end(ref, ["sh", "-c", PROBE_SCRIPT])
-    if code != 0:
-        raise UsageError(f"docker image {ref!r}: cannot inspect it (exit {code}): {out[-500:]}")
+    key = hashlib.sha256((PROBE_SCRIPT + image_id).encode()).hexdigest()[:32]
+    cached = _datadir_cache().parent / "probes" / f"{key}.txt"
+    try:
+        out = cached.read_text()
+    except OSError:
+        code, out = _run_to_end(ref, ["sh", "-c", PROBE_SCRIPT])
+        if code != 0:
+            raise UsageError(f"docker image {ref!r}: cannot inspect it (exit {code}): {out[-500:]}") from None
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(out)
+        tmp.replace(cached)
+    info = _parse_probe(ref, image_id, out)
+    with _probe_lock:
+        _probe_cache[image_id] = info
+    return info
+
+
+def _parse_probe(ref: str, image_id: str, out: str) -> ImageInfo:
     bins: dict[str, str] = {}
     version = ""
     plugins: set[str] = set()
@@ -185,8 +201,10 @@ def probe_image(ref: str) -> ImageInfo:
             version = rest
         elif kind == "plugin":
             plugins.add(rest)
-    flavor = Flavor.MARIADB if "mariadb" in version.lower() else _flavor_from_name(ref) if not version \
-        else Flavor.MYSQL
+    if "mariadbd" in bins or "mariadb" in version.lower():
+        flavor: Flavor | None = Flavor.MARIADB
+    else:
+        flavor = Flavor.MYSQL if "mysqld" in bins else _flavor_from_name(ref)
     if flavor is None:
         raise UsageError(f"docker image {ref!r} holds no mysqld or mariadbd")
     if flavor is Flavor.MARIADB:
@@ -199,11 +217,8 @@ def probe_image(ref: str) -> ImageInfo:
         raise UsageError(f"docker image {ref!r} holds no {flavor.value} server binary")
     if flavor is Flavor.MARIADB and install_db is None:
         raise UsageError(f"docker image {ref!r} holds no mariadb-install-db")
-    info = ImageInfo(ref, image_id, flavor, server, install_db, tool or "mysqlbinlog", version,
+    return ImageInfo(ref, image_id, flavor, server, install_db, tool or "mysqlbinlog", version,
                      frozenset(plugins))
-    with _probe_lock:
-        _probe_cache[image_id] = info
-    return info
 
 
 def resolve_image(target: str) -> str:
@@ -439,6 +454,7 @@ class DockerServer:
     def prepare(self, template: Path) -> None:
         self.root.mkdir(parents=True)
         shutil.copytree(template, self.datadir, symlinks=True)
+        (self.datadir / "auto.cnf").unlink(missing_ok=True)  # MySQL: a new server_uuid per server
         for sub in ("binlog", "tmp", "relay"):
             (self.root / sub).mkdir()
         (self.root / "init.sql").write_text(self.init_sql())

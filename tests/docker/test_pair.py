@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-import os
+import re
 import subprocess
-import sys
-import textwrap
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from docker_support import TARGETS, leaked
+from docker_support import TARGETS
 
 from harness.backends.base import Flavor, Pair
-from harness.backends.docker import DockerBackend, leftover_containers
+from harness.backends.docker import DockerBackend
 from harness.connect import DATABASE, query
 from harness.wait import ReplicaCaughtUp
-from predictor.exceptions import ServerStartError, UsageError
 
 pytestmark = pytest.mark.docker
 
@@ -62,12 +58,15 @@ def test_replication_and_binlog_on_host(shared_pair: Pair) -> None:
     ReplicaCaughtUp(p, r).wait(15)
     assert query(r, "SELECT id, v FROM t ORDER BY id", database=DATABASE) == [(1, "one"), (2, "two")]
 
-    files = sorted(f for f in p.binlog_dir().iterdir() if not f.name.endswith(".index"))
+    # MariaDB 11.x also keeps binlog.NNNNNN.idx (GTID index) and a #binlog_cache_files dir there
+    files = sorted(f for f in p.binlog_dir().iterdir() if re.fullmatch(r"binlog\.\d+", f.name))
     assert files, "no binlog file on the host"
     out = subprocess.run([*p.binlog_tool(), "--base64-output=decode-rows", "-vv", str(files[-1])],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
-    assert "### INSERT INTO `rplay`.`t`" in out.stdout
+    row_event = "### INSERT INTO `rplay`.`t`" in out.stdout  # default binlog_format: ROW on MySQL
+    statement = "INSERT INTO t VALUES (1, 'one'), (2, 'two')" in out.stdout  # MIXED on MariaDB
+    assert row_event if p.flavor is Flavor.MYSQL else statement
     assert "CREATE TABLE t" in out.stdout
 
 
@@ -87,53 +86,3 @@ def test_reset_makes_the_pair_new(shared_pair: Pair) -> None:
     query(p, "INSERT INTO after_reset VALUES (7)", database=DATABASE)
     ReplicaCaughtUp(p, r).wait(15)
     assert query(r, "SELECT id FROM after_reset", database=DATABASE) == [(7,)]
-
-
-@pytest.mark.parametrize("target", TARGETS)
-def test_failed_start_reports_log_tail_and_leaks_nothing(target: str, built_images: object) -> None:
-    with pytest.raises(ServerStartError) as info:
-        DockerBackend(target, timeout=30).start_pair({"rplay_no_such_option": "1"})
-    assert "rplay" in info.value.log_tail and "no-such-option" in info.value.log_tail.replace("_", "-")
-    assert leftover_containers() == []
-
-
-@pytest.mark.parametrize("target", ["no such image!", "UPPER/case:tag"])
-def test_bad_target_is_a_usage_error(target: str, docker_engine: None) -> None:
-    with pytest.raises(UsageError):
-        DockerBackend(target).start_pair({})
-
-
-def test_unpullable_image_is_a_usage_error(docker_engine: None) -> None:
-    with pytest.raises(UsageError, match="cannot be pulled"):
-        DockerBackend("rplay-test/does-not-exist:1").start_pair({})
-
-
-SCRIPT = textwrap.dedent("""
-    import sys, time
-    from harness.backends.docker import DockerBackend
-    pair = DockerBackend(sys.argv[1]).start_pair({})
-    print("ready", flush=True)
-    time.sleep(300)
-""")
-
-
-@pytest.mark.parametrize("signame", ["SIGTERM", "SIGINT"])
-def test_signal_removes_running_pair(signame: str, built_images: object) -> None:
-    import signal
-
-    proc = subprocess.Popen([sys.executable, "-c", SCRIPT, "mariadb-11.8"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[2],
-                            env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        assert line.strip() == "ready", proc.stderr.read() if proc.stderr else ""
-        assert len(leftover_containers()) == 2
-        proc.send_signal(getattr(signal, signame))
-        proc.wait(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    containers, dirs = leaked()
-    assert containers == [] and dirs == []
