@@ -304,6 +304,8 @@ def _record(ex: Execution, units: list[tuple[Unit, GroupKind]], evs: list[Event]
     row_kinds = {k for u, k in content if u.rows}
     if GroupKind.TRX in row_kinds and GroupKind.STMT in row_kinds:
         cache = Cache.MIXED
+    elif has_rows and (ex.trx_cache_use or 0) > 0 and (ex.stmt_cache_use or 0) > 0:
+        cache = Cache.MIXED  # autocommit: both caches flushed at the statement's end into one group
     else:
         first = min(content, key=lambda c: c[0].group)[1]
         cache = {GroupKind.DIRECT: Cache.DIRECT, GroupKind.TRX: Cache.TRX, GroupKind.STMT: Cache.STMT,

@@ -71,10 +71,16 @@ class LocalMariaDB:
     def start(self) -> LocalMariaDB:
         try:
             self.binlog_dir().mkdir()
-            subprocess.run(
-                ["mariadb-install-db", "--no-defaults", f"--datadir={self.datadir}",
-                 "--auth-root-authentication-method=normal", "--skip-test-db", "--user=root"],
-                check=True, capture_output=True, timeout=120)
+            for attempt in (1, 2):  # install-db rarely fails on a busy machine: retry once, then tell why
+                shutil.rmtree(self.datadir, ignore_errors=True)
+                r = subprocess.run(
+                    ["mariadb-install-db", "--no-defaults", f"--datadir={self.datadir}",
+                     "--auth-root-authentication-method=normal", "--skip-test-db", "--user=root"],
+                    capture_output=True, text=True, timeout=120)
+                if r.returncode == 0:
+                    break
+                if attempt == 2:
+                    raise RuntimeError(f"mariadb-install-db failed:\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}")
             self.proc = subprocess.Popen(
                 ["mariadbd", "--no-defaults", f"--datadir={self.datadir}", f"--port={self.port}",
                  f"--socket={self.tmp}/sock", "--bind-address=127.0.0.1", "--server-id=1",
