@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 
 from predictor.exceptions import WorkloadError
@@ -43,7 +43,7 @@ PROFILES: tuple[str, ...] = ("mariadb-10.11", "mariadb-11.8", "mysql-9.7")
 """Server profiles a fixture's ``-- servers:`` header may name (besides ``predict-only``)."""
 
 
-class Source(str, Enum):
+class Source(StrEnum):
     """What a checked value was compared with."""
 
     PREDICTED = "predicted"  # expectation vs prediction
@@ -227,7 +227,8 @@ def check_key(key: str, expected: str, rec: StatementRecord) -> Mismatch | None:
         return None if rec.error == want else Mismatch(key, exp, str(rec.error or "none"))
     if key == "group":
         wantg = None if exp.lower() == "none" else int(exp)
-        return None if rec.group == wantg else Mismatch(key, exp, "none" if rec.group is None else str(rec.group))
+        got_g = "none" if rec.group is None else str(rec.group)
+        return None if rec.group == wantg else Mismatch(key, exp, got_g)
     if key == "warnings":
         want_w = _int_set(exp)
         got_w = tuple(sorted(set(rec.warnings)))
@@ -236,7 +237,9 @@ def check_key(key: str, expected: str, rec: StatementRecord) -> Mismatch | None:
     if key == "unsafe":
         want_u = () if exp.lower() == "none" else tuple(sorted({u.strip().upper() for u in exp.split(",")}))
         got_u = tuple(sorted({u.upper() for u in rec.unsafe}))
-        return None if want_u == got_u else Mismatch(key, ",".join(want_u) or "none", ",".join(got_u) or "none")
+        if want_u == got_u:
+            return None
+        return Mismatch(key, ",".join(want_u) or "none", ",".join(got_u) or "none")
     if key in ("before", "after"):
         want_c = _cols(exp)
         if not rec.row_events:
@@ -372,4 +375,27 @@ def workload_files(paths: Iterable[Path | str]) -> list[Path]:
             out.append(p)
         else:
             raise WorkloadError(f"no such workload file or directory: {p}")
+    return out
+
+
+def lint_workload(workload: Workload) -> list[tuple[int, str]]:
+    """Problems in a fixture's headers and expectation lines: (line, message); empty when it is valid."""
+    out: list[tuple[int, str]] = []
+    for cfg in workload.headers.configs:
+        out.extend((0, f"config: {m}") for m in validate_config(cfg))
+    for s in workload.headers.servers:
+        if s != "predict-only" and s not in PROFILES:
+            out.append((0, f"servers: unknown profile {s!r}"))
+    for st in workload.statements:
+        for e in st.expectations:
+            for q in e.qualifiers:
+                if "=" in q:
+                    k, v = q.split("=", 1)
+                    out.extend((e.line, f"qualifier: {m}") for m in validate_config(((k.lower(), v),)))
+                elif not any(p.startswith(q.lower()) for p in PROFILES):
+                    out.append((e.line, f"qualifier: unknown profile {q!r}"))
+            for k, v in e.values:
+                msg = validate_value(k, v)
+                if msg:
+                    out.append((e.line, msg))
     return out
