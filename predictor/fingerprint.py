@@ -26,10 +26,7 @@ __all__ = ["fingerprint"]
 
 # Keywords are upper-cased; every other word keeps its case.
 _KEYWORDS: frozenset[str] = frozenset(
-    word
-    for key, token_type in RplayTokenizer.KEYWORDS.items()
-    for word in key.split()
-    if word.isidentifier()
+    word for key, token_type in RplayTokenizer.KEYWORDS.items() for word in key.split() if word.isidentifier()
 ) | frozenset(
     "LOW_PRIORITY DELAYED HIGH_PRIORITY QUICK CALL DO XA SAVEPOINT RELEASE LOCK UNLOCK TABLES READ WRITE "
     "FLUSH OPTIMIZE REPAIR CHECK CHECKSUM RENAME LOCAL INFILE DATA CONCURRENT NO_WRITE_TO_BINLOG "
@@ -102,7 +99,10 @@ def _forms(text: str, slots: list[str], normalise: bool) -> list[str]:
     words = text.split()
     forms_get = _WORD_FORMS.get
     # Numbers come out as "?"; put them back where they must stay.
-    forms = [forms_get(w) or ("?" if w.isdigit() else _word_form(w)) for w in words]
+    forms = [
+        forms_get(w) or ("?" if w.isdigit() or w.replace(".", "", 1).isdigit() else _word_form(w))
+        for w in words
+    ]
     if "?" in forms:
         if not normalise:
             forms = [w if f == "?" else f for f, w in zip(forms, words, strict=True)]
@@ -213,7 +213,14 @@ _SPECIALS = ("'", '"', "`", "#", "--", "/*")
 
 def fingerprint(sql: str) -> str:
     """The statement's template key (see module docstring)."""
-    normalise = _first_word(sql) in _DML_HEADS
+    head = sql.lstrip()[:8].upper().split(None, 1)
+    word = head[0] if head else ""
+    if word in _DML_HEADS or word[:1] == "(":
+        normalise = True
+    elif word.isalpha():
+        normalise = False
+    else:  # leading comment, or punctuation glued to the first word
+        normalise = _first_word(sql) in _DML_HEADS
     slots: list[str] = []
     n = len(sql)
     nexts = [sql.find(s) for s in _SPECIALS]

@@ -40,6 +40,16 @@ SAME: list[tuple[str, list[str]]] = [
         ["SELECT X'0A', b'01', 0b11 FROM t", "SELECT x'FFFF', B'1', 0b0 FROM t"],
     ),
     (
+        "REPLACE and glued or commented heads",
+        [
+            "REPLACE INTO kv VALUES ('a', 1)",
+            "replace into kv values ('bb', 22)",
+            "/* c */REPLACE INTO kv VALUES ('', 0)",
+        ],
+    ),
+    ("SELECT glued to a star", ["SELECT*FROM t WHERE a = 1", "SELECT * FROM t WHERE a = 2"]),
+    ("parenthesised query", ["(SELECT a FROM t WHERE b = 1)", "( SELECT a FROM t WHERE b = 'x' )"]),
+    (
         "same LIMIT, different values",
         ["DELETE FROM t WHERE a = 1 LIMIT 5", "DELETE FROM t WHERE a = 99 LIMIT 5"],
     ),
