@@ -54,6 +54,7 @@ ALTER TABLE                 -> exp.Alter: this, actions, options (exp.EngineProp
 RENAME TABLE a TO b, ...    -> nodes.RenameTables: expressions (exp.Tuple(from, to))
 ANALYZE / OPTIMIZE / REPAIR / CHECK / CHECKSUM TABLE
                             -> nodes.TableMaintenance: kind, expressions (tables), local
+BINLOG '...'                -> nodes.BinlogEvent: this (exp.Literal, the base64 events): a row injection
 FLUSH                       -> nodes.Flush: expressions (exp.Var option words), tables, local
 SET ...                     -> exp.Set: expressions of exp.SetItem(this=exp.EQ(target, value), kind
                                "GLOBAL" | "SESSION" | None), or SetItem(kind "TRANSACTION",
@@ -144,6 +145,7 @@ class RplayParser(MySQLParser):
         "REPAIR": lambda self: self._parse_table_maintenance("REPAIR"),
         "CHECK": lambda self: self._parse_table_maintenance("CHECK"),
         "CHECKSUM": lambda self: self._parse_table_maintenance("CHECKSUM"),
+        "BINLOG": lambda self: self.expression(nodes.BinlogEvent(this=self._parse_string())),
     }
     # sqlglot 30 spells it UNCOMITTED, so SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED fails there.
     TRANSACTION_CHARACTERISTICS: ClassVar[dict[str, Sequence[Sequence[str] | str]]] = {

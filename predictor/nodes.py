@@ -173,3 +173,9 @@ class Signal(exp.Expression):
     `this` the condition, `expressions` exp.EQ items."""
 
     arg_types: ClassVar[dict[str, bool]] = {"kind": True, "this": False, "expressions": False}
+
+
+class BinlogEvent(exp.Expression):
+    """BINLOG 'base64 events': a row injection (what mysqlbinlog output replays); `this` the exp.Literal."""
+
+    arg_types: ClassVar[dict[str, bool]] = {"this": True}

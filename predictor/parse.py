@@ -70,6 +70,7 @@ _STATEMENT_BASES: tuple[type[exp.Expr], ...] = (
     nodes.RenameTables,
     nodes.CreateTrigger,
     nodes.CreateRoutine,
+    nodes.BinlogEvent,
 )
 
 
