@@ -458,10 +458,10 @@ def _select(tree: exp.Expression) -> StatementInfo:
     funcs, sysvars = _expression_facts(tree)
     skip = nowait = False
     for lock in tree.find_all(exp.Lock):
-        w = lock.args.get("wait")
-        if isinstance(w, exp.Expression) and "SKIP" in w.sql().upper():
+        w = lock.args.get("wait")  # the dialect: SKIP LOCKED -> wait=False, NOWAIT -> wait=True
+        if w is False:
             skip = True
-        elif w is False:
+        elif w is True:
             nowait = True
     cols: list[str] = []
     if isinstance(tree, exp.Select):
