@@ -53,6 +53,8 @@ from predictor.exceptions import ImageBuildError, RplayError, ServerStartError, 
 USER = "rplay"
 LABEL = "org.rplay.pair"
 """Every container we start carries this label (its value: the pair id), so leftovers are easy to find."""
+SESSION_LABEL = "org.rplay.session"
+"""Value from ``RPLAY_DOCKER_SESSION``: lets a test run find its own containers among other users'."""
 
 INIT_OPTS = frozenset({"innodb_page_size", "lower_case_table_names", "innodb_data_file_path",
                        "innodb_log_file_size", "innodb_undo_tablespaces"})
@@ -142,7 +144,8 @@ def _ensure_local(ref: str) -> str:
 def _run_to_end(ref: str, argv: list[str], *, volumes: list[tuple[str, str, str]] | None = None,
                 user: str | None = None, timeout: float = 300.0, label: str = "probe") -> tuple[int, str]:
     """Run a one-shot container (no network) and return its exit code and output."""
-    kw: dict[str, Any] = {"entrypoint": argv[:1], "network_mode": "none", "labels": {LABEL: label}}
+    labels = {LABEL: label, SESSION_LABEL: os.environ.get("RPLAY_DOCKER_SESSION", "")}
+    kw: dict[str, Any] = {"entrypoint": argv[:1], "network_mode": "none", "labels": labels}
     if user:
         kw["user"] = user
     c = DockerContainer(ref, volumes=volumes, **kw)
@@ -463,8 +466,9 @@ class DockerServer:
         """Copy the template, then create and start the container (does not wait for readiness)."""
         self.prepare(template)
         user = None if os.geteuid() == 0 else f"{os.geteuid()}:{os.getegid()}"
+        labels = {LABEL: self.pair_id, SESSION_LABEL: os.environ.get("RPLAY_DOCKER_SESSION", "")}
         kw: dict[str, Any] = {"entrypoint": [self.info.server], "network_mode": "host",
-                              "name": f"rplay-{self.pair_id}-{self.role}", "labels": {LABEL: self.pair_id}}
+                              "name": f"rplay-{self.pair_id}-{self.role}", "labels": labels}
         if user:
             kw["user"] = user
         c = DockerContainer(self.info.ref, **kw)
@@ -481,10 +485,11 @@ class DockerServer:
             self.remove()
 
     def remove(self) -> None:
+        """Kill and delete the container (never raises: it runs during cleanup)."""
         self._abandoned.set()
         c = self.container
         if c is not None and c._container is not None:
-            with contextlib.suppress(docker.errors.NotFound):
+            with contextlib.suppress(Exception):
                 c.get_wrapped_container().remove(force=True, v=True)
         self.container_id = ""
         if c is not None:
@@ -517,9 +522,11 @@ class DockerPair:
                 return
             self._closed = True
         try:
-            for s in self.servers:
-                with contextlib.suppress(Exception):
-                    s.remove()
+            threads = [threading.Thread(target=s.remove, name=f"rplay-rm-{s.role}") for s in self.servers]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
         finally:
             shutil.rmtree(self.root, ignore_errors=True)
             with _lock:
@@ -595,10 +602,11 @@ class DockerBackend:
         return pair
 
 
-def leftover_containers() -> list[str]:
-    """Names of containers carrying our label (there should be none once every pair is closed)."""
+def leftover_containers(session: str | None = None) -> list[str]:
+    """Names of our containers (of one ``RPLAY_DOCKER_SESSION`` when given); none once every pair closed."""
+    label = LABEL if session is None else f"{SESSION_LABEL}={session}"
     try:
-        return [str(c.name) for c in _client().containers.list(all=True, filters={"label": LABEL})]
+        return [str(c.name) for c in _client().containers.list(all=True, filters={"label": label})]
     except RplayError:
         return []
 

@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator
 
 import pytest
-from docker_support import TARGETS, engine_error, leaked
+from docker_support import TARGETS, TMPDIR, engine_error, leaked
 
 from harness import images
 
@@ -42,3 +43,10 @@ def no_leaks(request: pytest.FixtureRequest) -> Iterator[None]:
     containers, dirs = leaked()
     assert containers == [], f"containers left behind: {containers}"
     assert dirs == [], f"temp dirs left behind: {dirs}"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_tmpdir() -> Iterator[None]:
+    """Remove this run's RPLAY_TMPDIR at the end (pairs remove their own dirs inside it)."""
+    yield
+    shutil.rmtree(TMPDIR, ignore_errors=True)

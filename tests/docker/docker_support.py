@@ -19,11 +19,14 @@ def engine_error() -> str | None:
     return None if r.returncode == 0 else (r.stderr.strip() or "docker info failed")
 
 
+SESSION = os.environ.setdefault("RPLAY_DOCKER_SESSION", f"pytest-{os.getpid()}")
+"""Containers started by this test run (and its subprocesses) carry this label value."""
+TMPDIR = os.environ.setdefault("RPLAY_TMPDIR", tempfile.mkdtemp(prefix="rplay-test-docker-"))
+"""Pairs of this test run make their temp dirs here."""
+
+
 def leaked() -> tuple[list[str], list[str]]:
-    """Containers carrying the rplay label, and rplay temp dirs, that exist right now."""
-    r = subprocess.run(["docker", "ps", "-a", "--filter", "label=org.rplay.pair", "--format", "{{.Names}}"],
-                       capture_output=True, text=True, timeout=30)
-    containers = r.stdout.split()
-    tmp = tempfile.gettempdir()
-    dirs = glob.glob(os.path.join(tmp, "rplay-docker-*")) + glob.glob("/var/tmp/rplay-rootfs-*")
-    return containers, dirs
+    """Containers and pair temp dirs of this test run that exist right now."""
+    r = subprocess.run(["docker", "ps", "-a", "--filter", f"label=org.rplay.session={SESSION}",
+                        "--format", "{{.Names}}"], capture_output=True, text=True, timeout=30)
+    return r.stdout.split(), glob.glob(os.path.join(TMPDIR, "rplay-docker-*"))

@@ -11,7 +11,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from docker_support import TARGETS, leaked
+from docker_support import SESSION, TARGETS, leaked
 
 from harness.backends.docker import DockerBackend, leftover_containers
 from predictor.exceptions import ServerStartError, UsageError
@@ -24,7 +24,7 @@ def test_failed_start_reports_log_tail_and_leaks_nothing(target: str, built_imag
     with pytest.raises(ServerStartError) as info:
         DockerBackend(target, timeout=30).start_pair({"rplay_no_such_option": "1"})
     assert "rplay" in info.value.log_tail and "no-such-option" in info.value.log_tail.replace("_", "-")
-    assert leftover_containers() == []
+    assert leftover_containers(SESSION) == []
 
 
 @pytest.mark.parametrize("target", ["no such image!", "UPPER/case:tag"])
@@ -56,7 +56,7 @@ def test_signal_removes_running_pair(signame: str, built_images: object) -> None
         assert proc.stdout is not None
         line = proc.stdout.readline()
         assert line.strip() == "ready", proc.stderr.read() if proc.stderr else ""
-        assert len(leftover_containers()) == 2
+        assert len(leftover_containers(SESSION)) == 2
         proc.send_signal(getattr(signal, signame))
         proc.wait(timeout=60)
     finally:
@@ -65,3 +65,17 @@ def test_signal_removes_running_pair(signame: str, built_images: object) -> None
             proc.wait()
     containers, dirs = leaked()
     assert containers == [] and dirs == []
+
+
+def test_any_image_reference_works(built_images: object) -> None:
+    """An image given by reference (as a user's mysql:8.4 would be), with a name that does not reveal its
+    flavour: the backend finds the server inside and starts a pair with it."""
+    subprocess.run(["docker", "tag", "rplay/mariadb:11.8", "rplay-test/neutral:1"], check=True)
+    try:
+        backend = DockerBackend("rplay-test/neutral:1")
+        with backend.start_pair({}) as pair:
+            assert pair.primary.flavor.value == "mariadb"
+            assert pair.replica.version.startswith("11.8.")
+            assert pair.primary.binlog_tool()[-1].endswith("mariadb-binlog")
+    finally:
+        subprocess.run(["docker", "rmi", "rplay-test/neutral:1"], capture_output=True)
