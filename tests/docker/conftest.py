@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from collections.abc import Iterator
 
 import pytest
-from docker_support import TARGETS, TMPDIR, engine_error, leaked
+from docker_support import TARGETS, engine_error, leaked
 
 from harness import images
 
@@ -47,6 +48,16 @@ def no_leaks(request: pytest.FixtureRequest) -> Iterator[None]:
 
 @pytest.fixture(scope="session", autouse=True)
 def private_tmpdir() -> Iterator[None]:
-    """Remove this run's RPLAY_TMPDIR at the end (pairs remove their own dirs inside it)."""
-    yield
-    shutil.rmtree(TMPDIR, ignore_errors=True)
+    """Pairs of this run (and of its subprocesses) make their temp dirs in a private RPLAY_TMPDIR, so the
+    leak checks see only this run's dirs; it is removed at the end."""
+    old = os.environ.get("RPLAY_TMPDIR")
+    tmp = tempfile.mkdtemp(prefix="rplay-test-docker-")
+    os.environ["RPLAY_TMPDIR"] = tmp
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("RPLAY_TMPDIR", None)
+        else:
+            os.environ["RPLAY_TMPDIR"] = old
+        shutil.rmtree(tmp, ignore_errors=True)

@@ -21,12 +21,11 @@ def engine_error() -> str | None:
 
 SESSION = os.environ.setdefault("RPLAY_DOCKER_SESSION", f"pytest-{os.getpid()}")
 """Containers started by this test run (and its subprocesses) carry this label value."""
-TMPDIR = os.environ.setdefault("RPLAY_TMPDIR", tempfile.mkdtemp(prefix="rplay-test-docker-"))
-"""Pairs of this test run make their temp dirs here."""
 
 
 def leaked() -> tuple[list[str], list[str]]:
     """Containers and pair temp dirs of this test run that exist right now."""
     r = subprocess.run(["docker", "ps", "-a", "--filter", f"label=org.rplay.session={SESSION}",
                         "--format", "{{.Names}}"], capture_output=True, text=True, timeout=30)
-    return r.stdout.split(), glob.glob(os.path.join(TMPDIR, "rplay-docker-*"))
+    tmp = os.environ.get("RPLAY_TMPDIR") or tempfile.gettempdir()  # conftest gives each run its own
+    return r.stdout.split(), glob.glob(os.path.join(tmp, "rplay-docker-*"))

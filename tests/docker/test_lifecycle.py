@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -79,3 +80,22 @@ def test_any_image_reference_works(built_images: object) -> None:
             assert pair.primary.binlog_tool()[-1].endswith("mariadb-binlog")
     finally:
         subprocess.run(["docker", "rmi", "rplay-test/neutral:1"], capture_output=True)
+
+
+@pytest.mark.parametrize("delay", [0.5, 1.5, 3.0])
+def test_ctrl_c_during_start_leaks_nothing(delay: float, built_images: object) -> None:
+    """Ctrl-C at any moment of a start (copying, creating containers, waiting) leaves nothing behind."""
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.Popen([sys.executable, "-c", SCRIPT, "mysql-9.7"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, cwd=root,
+                            env={**os.environ, "PYTHONPATH": str(root)})
+    try:
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    containers, dirs = leaked()
+    assert containers == [] and dirs == [], proc.stderr.read() if proc.stderr else ""
