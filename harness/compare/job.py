@@ -1,0 +1,184 @@
+"""The Spark job: load predicted/observed records of many runs, join by (run, seq), score, aggregate.
+
+Spark only loads, joins and applies the rules; it returns small Arrow tables to the driver (aggregates per
+run x SQL text, the mismatch rows, and per-statement verdicts when there are few enough for junit).
+Fingerprints are computed afterwards on the driver, once per distinct SQL text (see ``fingerprint``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from harness.compare import columnar
+from harness.compare.inputs import SIDES
+from predictor.exceptions import CompareError
+from predictor.records import DIMENSIONS
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame, SparkSession
+
+_FIELDS = ("seq", "session", "sql", "error", "warnings", "unsafe", "format", "cache", "group", "row_events")
+_CASTS = {"seq": "bigint", "error": "bigint", "group": "bigint", "warnings": "array<bigint>"}
+
+
+class Engine(StrEnum):
+    NATIVE = "native"  # Spark column expressions (columnar.py)
+    PYTHON = "python"  # verdict.score per row in mapInArrow (pyengine.py)
+
+
+@dataclass(frozen=True)
+class JobOptions:
+    engine: Engine = Engine.NATIVE
+    statement_limit: int = 50_000
+    """Per-statement verdicts (junit's passing testcases) are collected only up to this many statements."""
+
+
+@dataclass(frozen=True)
+class JobResult:
+    aggregates: pa.Table  # run, sql, unsafe_key, pred_format, obs_format, statements, agree_/mismatch_<dim>
+    mismatches: pa.Table  # run, seq, session, sql, dimension, code, predicted, observed
+    statements: pa.Table | None  # run, seq, session, sql, code_<dim>; None above statement_limit
+    statement_count: int
+    seconds: float
+
+
+def _load_side(spark: SparkSession, files: Sequence[tuple[str, Path]], alias: str) -> DataFrame:
+    from pyspark.sql import functions as F
+
+    frames: list[DataFrame] = []
+    for run, path in files:
+        df = spark.read.parquet(str(path))
+        cols: list[Column] = [F.col(f"`{c}`").cast(_CASTS[c]).alias(c) if c in _CASTS else F.col(f"`{c}`")
+                              for c in _FIELDS]
+        frames.append(df.select(F.lit(run).alias("run"), F.col("seq").cast("bigint").alias("seq"),
+                                F.struct(*cols).alias(alias)))
+    out = frames[0]
+    for f in frames[1:]:
+        out = out.unionByName(f)
+    return out
+
+
+def _verdicts(joined: DataFrame, engine: Engine) -> DataFrame:
+    from pyspark.sql import functions as F
+
+    if engine is Engine.PYTHON:
+        from pyspark.sql.pandas.types import from_arrow_schema
+
+        from harness.compare.pyengine import OUTPUT_SCHEMA, score_batches
+        return joined.mapInArrow(score_batches, from_arrow_schema(OUTPUT_SCHEMA))
+    p, o = F.col("p"), F.col("o")
+    flat = joined.select(
+        "run", "seq",
+        F.coalesce(p["session"], o["session"]).alias("session"),
+        F.coalesce(p["sql"], o["sql"]).alias("sql"),
+        *columnar.normalized(p, "p"), *columnar.normalized(o, "o"))
+    flat = flat.withColumn("whole", columnar.whole_record_code())
+    return flat.select(
+        "run", "seq", "session", "sql", columnar.unsafe_key().alias("unsafe_key"),
+        F.col("p_format").alias("pred_format"), F.col("o_format").alias("obs_format"),
+        *columnar.code_columns(),
+        *[columnar.value_json(d, "p").alias(f"pj_{d}") for d in DIMENSIONS],
+        *[columnar.value_json(d, "o").alias(f"oj_{d}") for d in DIMENSIONS])
+
+
+def _is_mismatch(code: Column) -> Column:
+    return code.isNotNull() & (code != columnar.EXCLUDED)
+
+
+def _input_rows(files: Sequence[tuple[str, Path]]) -> int:
+    return sum(int(pq.ParquetFile(path).metadata.num_rows) for _run, path in files)
+
+
+def run_job(spark: SparkSession, files: dict[str, list[tuple[str, Path]]],
+            options: JobOptions = JobOptions()) -> JobResult:
+    """Run the comparison over staged inputs (``inputs.stage``) as ONE Spark action.
+
+    Spark groups the verdicts by (run, SQL text, unsafe key, formats) with per-dimension sums and carries
+    the mismatching statements (and, for small inputs, every statement's codes) as lists in the groups,
+    so the join is computed once: on this 2-core machine every extra action costs seconds.
+    """
+    from pyspark.sql import functions as F
+
+    started = time.monotonic()
+    keep_statements = max(_input_rows(files[s]) for s in SIDES) <= options.statement_limit
+    try:
+        pred, obs = (_load_side(spark, files[s], a) for s, a in zip(SIDES, ("p", "o"), strict=True))
+        joined = pred.join(obs, ["run", "seq"], "full_outer")
+        verdicts = _verdicts(joined, options.engine)
+
+        codes = [F.col(f"code_{d}") for d in DIMENSIONS]
+        any_mismatch = F.lit(False)
+        for c in codes:
+            any_mismatch = any_mismatch | _is_mismatch(c)
+        aggs: list[Column] = [F.count(F.lit(1)).alias("statements")]
+        for d, c in zip(DIMENSIONS, codes, strict=True):
+            aggs.append(F.sum(F.when(c.isNull(), 1).otherwise(0)).alias(f"agree_{d}"))
+            aggs.append(F.sum(F.when(_is_mismatch(c), 1).otherwise(0)).alias(f"mismatch_{d}"))
+        detail = F.struct("seq", "session", *codes, *[f"pj_{d}" for d in DIMENSIONS],
+                          *[f"oj_{d}" for d in DIMENSIONS])
+        aggs.append(F.collect_list(F.when(any_mismatch, detail)).alias("mismatched"))
+        if keep_statements:
+            aggs.append(F.collect_list(F.struct("seq", "session", *codes)).alias("all"))
+        grouped = (verdicts.groupBy("run", "sql", "unsafe_key", "pred_format", "obs_format")
+                   .agg(*aggs).toArrow())
+    except CompareError:
+        raise
+    except Exception as e:  # Spark surfaces unreadable inputs as Java/py4j exceptions
+        text = str(e).strip().splitlines()
+        raise CompareError(f"the Spark comparison failed: {text[0] if text else type(e).__name__}") from None
+    aggregates = grouped.drop_columns([c for c in ("mismatched", "all") if c in grouped.column_names])
+    count = int(pc.sum(aggregates["statements"]).as_py() or 0) if aggregates.num_rows else 0
+    mismatches = _explode_mismatches(grouped)
+    statements = _explode(grouped, "all", ["seq", "session", *[f"code_{d}" for d in DIMENSIONS]]) \
+        if keep_statements else None
+    return JobResult(aggregates, mismatches, statements, count, time.monotonic() - started)
+
+
+def _explode(grouped: pa.Table, column: str, fields: list[str]) -> pa.Table:
+    """Flatten a list<struct> column, repeating the group's run and sql."""
+    lists = grouped[column].combine_chunks() if grouped.num_rows else pa.array([], grouped.schema.field(
+        column).type)
+    parents = pc.list_parent_indices(lists)
+    flat = pc.list_flatten(lists)
+    cols = {"run": pc.take(grouped["run"], parents), "sql": pc.take(grouped["sql"], parents)}
+    for f in fields:
+        cols[f] = pc.struct_field(flat, f)
+    return pa.table(cols)
+
+
+def _explode_mismatches(grouped: pa.Table) -> pa.Table:
+    """One row per mismatching statement-dimension, sorted by run, seq and dimension order."""
+    fields = ["seq", "session", *[f"{k}_{d}" for k in ("code", "pj", "oj") for d in DIMENSIONS]]
+    per_statement = _explode(grouped, "mismatched", fields)
+    per_statement = per_statement.sort_by([("run", "ascending"), ("seq", "ascending")])
+    out: dict[str, list[object]] = {k: [] for k in ("run", "seq", "session", "sql", "dimension", "code",
+                                                      "predicted", "observed")}
+    for row in per_statement.to_pylist():
+        for d in DIMENSIONS:
+            code = row[f"code_{d}"]
+            if code is None or code == columnar.EXCLUDED:
+                continue
+            out["run"].append(row["run"])
+            out["seq"].append(row["seq"])
+            out["session"].append(row["session"])
+            out["sql"].append(row["sql"])
+            out["dimension"].append(d)
+            out["code"].append(code)
+            out["predicted"].append(row[f"pj_{d}"])
+            out["observed"].append(row[f"oj_{d}"])
+    return pa.table(out, schema=MISMATCH_SCHEMA)
+
+
+MISMATCH_SCHEMA = pa.schema([
+    pa.field("run", pa.string()), pa.field("seq", pa.int64()), pa.field("session", pa.string()),
+    pa.field("sql", pa.string()), pa.field("dimension", pa.string()), pa.field("code", pa.string()),
+    pa.field("predicted", pa.string()), pa.field("observed", pa.string())])
