@@ -219,6 +219,7 @@ def _decide_dml(p: Predictor, seq: int, info: StatementInfo, s: SessionState) ->
         return outcome(logged=False)
     err = gtid_consistency(ctx)
     if err is not None:
+        ctx.warnings |= p.profile.GTID_ERROR_WARNINGS
         return outcome(err)
     decide(ctx)
     if ctx.error is not None:

@@ -113,6 +113,8 @@ class Profile:
     """Error when binlog_format is changed inside a transaction."""
     BINLOG_FORMAT_WITH_TEMP_ERROR: ClassVar[int | None] = 3745
     """Error when binlog_format is changed while the session has open temporary tables (None: allowed)."""
+    GTID_ERROR_WARNINGS: ClassVar[frozenset[int]] = frozenset()
+    """Warnings that accompany a GTID consistency error."""
     GTID_CONSISTENCY_ERRORS: ClassVar[bool] = True
     """Whether enforce_gtid_consistency exists (MySQL) and raises 1785/1787."""
 
@@ -160,6 +162,8 @@ class MySQL80(Profile):
 class MySQL84(MySQL80):
     NAME = "mysql-8.4"
     VERSION = (8, 4)
+    MINIMAL_AFTER_UNIQUE_KEYS = False
+    """transaction_write_set_extraction is gone since 8.3: MINIMAL after images hold the written columns."""
 
 
 class MySQL97(MySQL84):
@@ -171,6 +175,8 @@ class MySQL97(MySQL84):
         "log_bin": "ON",
     })
     """Seen on Debian's 9.7 build: GTIDs and their consistency checks are on by default."""
+    GTID_ERROR_WARNINGS = frozenset({6414})
+    """Seen on 9.7: error 1785 comes with warning 6414."""
 
 
 class MariaDB1011(Profile):

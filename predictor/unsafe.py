@@ -91,9 +91,13 @@ def autoinc_columns(ctx: Context) -> bool:
 
 
 def write_autoinc_select(ctx: Context) -> bool:
-    if ctx.info.kind not in _INSERTS or not ctx.info.select_source:
+    """A table with an auto-increment column is written while another table is read (INSERT ... SELECT,
+    or an UPDATE/DELETE with a subquery: seen on MariaDB 10.11)."""
+    if ctx.info.kind not in (*_INSERTS, Kind.UPDATE, Kind.DELETE):
         return False
-    return any(t.auto_increment is not None for t in _top_targets(ctx)) and bool(ctx.access.reads)
+    targets = [t for t in _top_targets(ctx) if t.auto_increment is not None]
+    written = {t.name.lower() for t in _top_targets(ctx)}
+    return bool(targets) and any(r.name.lower() not in written for r in ctx.access.reads)
 
 
 def create_select_autoinc(ctx: Context) -> bool:
