@@ -39,6 +39,9 @@ CONFIG_VALUES: Mapping[str, frozenset[str]] = {
     "sql_log_bin": frozenset({"ON", "OFF", "0", "1"}),
 }
 
+NO_ROWS: frozenset[str] = frozenset({"none", "-"})
+"""``row=none``: an explicit empty set of row events (overrides a less qualified line's ``row=``)."""
+
 PROFILES: tuple[str, ...] = ("mariadb-10.11", "mariadb-11.8", "mysql-9.7")
 """Server profiles a fixture's ``-- servers:`` header may name (besides ``predict-only``)."""
 
@@ -166,7 +169,7 @@ def validate_value(key: str, value: str) -> str | None:
         elif key == "unsafe":
             if not v:
                 return "unsafe= needs reason names or none"
-        elif key == "row":
+        elif key == "row" and v.lower() not in NO_ROWS:
             parse_row(v)
     except (ValueError, WorkloadError) as e:
         return f"{key}={v}: {e}"
@@ -206,8 +209,9 @@ def resolve(expectations: Sequence[Expectation], config: Mapping[str, str], prof
     rows: tuple[RowEvent, ...] | None = None
     rows_line = 0
     for e in ranked:
-        line_rows = [parse_row(v) for k, v in e.values if k == "row"]
-        if line_rows:
+        row_values = [v for k, v in e.values if k == "row"]
+        if row_values:  # ``row=none`` (or ``row=-``): the statement has no row events at all
+            line_rows = [parse_row(v) for v in row_values if v.strip().lower() not in NO_ROWS]
             rows, rows_line = tuple(sorted(line_rows)), e.line
         for k, v in e.values:
             if k != "row":

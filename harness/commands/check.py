@@ -16,6 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pymysql
+
 from harness.backends.base import Pair
 from harness.check import (
     Failure,
@@ -128,9 +130,10 @@ def check_file(path: Path, profile: str, pair: Pair | None, server: str, out_roo
         try:
             result = run_workload(workload, pair, cfg, {}, out_dir, server=server, reset=True,
                                   timeout=timeout, cache_stats=True)
-        except RplayError as e:
+        except (RplayError, pymysql.MySQLError, OSError) as e:
+            # a lost or refused server is reported for this file; the next file resets the pair again
             tally += Tally(0, (Failure(str(path), 0, "", config_label(config), Source.OBSERVED,
-                                       Mismatch("run", "completed", str(e))),))
+                                       Mismatch("run", "completed", f"{type(e).__name__}: {e}")),))
             continue
         observed = list(result.observed)
         tally += check_workload_records(workload, config, profile, observed, Source.OBSERVED)
