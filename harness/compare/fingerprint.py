@@ -41,7 +41,7 @@ def _words(tokens: list[Token]) -> list[str]:
 
 
 def _collapse(words: Iterable[str]) -> list[str]:
-    """``?, ?, ?`` becomes ``?+`` and repeated ``( ?+ ) , ( ?+ )`` becomes one group."""
+    """``?, ?, ?`` and ``(?)`` become ``?+``; repeated ``( ?+ ) , ( ?+ )`` becomes one group."""
     out: list[str] = []
     for w in words:
         if w == "?" and len(out) >= 2 and out[-1] == "," and out[-2] in ("?", "?+"):
@@ -49,6 +49,8 @@ def _collapse(words: Iterable[str]) -> list[str]:
             out[-1] = "?+"
             continue
         out.append(w)
+        if w == ")" and out[-3:-1] == ["(", "?"]:
+            out[-2] = "?+"  # a one-literal list is the same shape as a longer one
         # ( X ) , ( X ) -> ( X )
         if w == ")" and "(" in out:
             start = len(out) - 1 - out[::-1].index("(")

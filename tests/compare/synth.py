@@ -117,7 +117,8 @@ def make_matrix(root: Path, n: int = 200) -> list[Path]:
         if i == 1:
             replica = {"caught_up": True, "errors": ["Error 1032 <b>"], "diverged": [{
                 "table": "t1", "primary_rows": 3, "replica_rows": 2, "differing_keys": ["(1)"],
-                "first_writer_seq": 4, "first_writer_sql": "INSERT INTO t1 VALUES (1, '<script>x</script>')"}]}
+                "first_writer_seq": 4,
+                "first_writer_sql": "INSERT INTO t1 VALUES (1, '<script>x</script>')"}]}
         dirs.append(write_run(root / f"cell{i}", pred, obs, server=server, binlog_format=fmt, row_image=image,
                               binlog_bytes=1000 * (i + 1), replica=replica))
     return dirs
