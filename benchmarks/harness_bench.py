@@ -109,7 +109,7 @@ def bench_docker(n: int) -> None:
     print(f"docker (mariadb-11.8) pair ready: median {statistics.median(ready):.2f}s  n={n}")
 
 
-def bench_replay(backend: LocalBackend, n: int, repeat: int) -> None:
+def bench_replay(backend: LocalBackend, n: int, repeat: int, run_n: int, cache_stats: bool) -> None:
     text = workload_text(n)
     with tempfile.TemporaryDirectory(prefix="rplay-bench-") as tmp, backend.start_pair({}) as pair:
         assert isinstance(pair, LocalPair)
@@ -121,17 +121,23 @@ def bench_replay(backend: LocalBackend, n: int, repeat: int) -> None:
             client.append(time_client(pair, path))
             pair.reset()
             ours.append(time_replay(pair, text))
+            if cache_stats:
+                pair.reset()
+                stats.append(time_replay(pair, text, cache_stats=True))
+            print(f"  round: client {client[-1]:.2f}s  replay {ours[-1]:.2f}s", flush=True)
+        c, o = min(client), min(ours)
+        print(f"replay {n} statements (best of {repeat}): mariadb client {c:.2f}s ({n / c:,.0f}/s)   "
+              f"rplay replay {o:.2f}s ({n / o:,.0f}/s)   ratio {o / c:.2f}x (target <= 1.3x)")
+        if stats:
+            s = min(stats)
+            print(f"  with --cache-stats: {s:.2f}s  ratio {s / c:.2f}x vs client, {s / o:.2f}x vs replay")
+        if run_n:
             pair.reset()
-            stats.append(time_replay(pair, text, cache_stats=True))
-        c, o, s = min(client), min(ours), min(stats)
-        print(f"replay {n} statements: mariadb client {c:.2f}s ({n / c:,.0f}/s)   rplay replay {o:.2f}s "
-              f"({n / o:,.0f}/s)   ratio {o / c:.2f}x (target <= 1.3x)")
-        print(f"  with --cache-stats: {s:.2f}s  ratio {s / c:.2f}x vs client, {s / o:.2f}x vs replay")
-        pair.reset()
-        t = time.perf_counter()
-        res = run_workload(parse_workload(text, "bench.sql"), pair, {}, {}, Path(tmp) / "run", reset=False)
-        total = time.perf_counter() - t
-        print(f"  whole run_workload: {total:.2f}s  timings {dict(res.timings)}")
+            t = time.perf_counter()
+            res = run_workload(parse_workload(workload_text(run_n), "bench.sql"), pair, {}, {},
+                               Path(tmp) / "run", reset=False)
+            total = time.perf_counter() - t
+            print(f"whole run_workload, {run_n} statements: {total:.2f}s  timings {dict(res.timings)}")
 
 
 def main() -> None:
@@ -139,13 +145,16 @@ def main() -> None:
     ap.add_argument("--statements", type=int, default=20000)
     ap.add_argument("--pairs", type=int, default=3)
     ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--run-statements", type=int, default=2000,
+                    help="size of the workload timed through the whole run_workload (0: skip)")
+    ap.add_argument("--no-cache-stats", action="store_true", help="skip timing --cache-stats")
     ap.add_argument("--docker", action="store_true", help="also time a docker:mariadb-11.8 pair")
     args = ap.parse_args()
     backend = LocalBackend(Flavor.MARIADB)
     bench_pairs(backend, args.pairs)
     if args.docker:
         bench_docker(args.pairs)
-    bench_replay(backend, args.statements, args.repeat)
+    bench_replay(backend, args.statements, args.repeat, args.run_statements, not args.no_cache_stats)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ from typing import Any
 import pymysql
 import pymysql.cursors
 
-from harness.backends.base import Server
+from harness.backends.base import Flavor, Server
 from predictor.exceptions import ServerGoneError
 
 DATABASE = "rplay"
@@ -30,19 +30,21 @@ def connect(server: Server, *, database: str | None = None, timeout: float = 10.
     return pymysql.connect(
         host=server.host, port=server.port, user=server.user, password=server.password,
         database=database, autocommit=True, connect_timeout=max(1, int(timeout)),
-        read_timeout=read_timeout, charset="utf8mb4",
+        read_timeout=read_timeout, write_timeout=read_timeout, charset="utf8mb4",
+        # loopback only: no TLS for MariaDB (MySQL keeps pymysql's default so caching_sha2 full auth works)
+        ssl_disabled=True if server.flavor is Flavor.MARIADB else None,
     )
 
 
 def error_code(e: BaseException) -> int:
-    args = getattr(e, "args", ())
+    args: tuple[Any, ...] = e.args
     if args and isinstance(args[0], int):
         return args[0]
     return 0
 
 
 def error_message(e: BaseException) -> str:
-    args = getattr(e, "args", ())
+    args: tuple[Any, ...] = e.args
     if len(args) >= 2:
         return str(args[1])
     return str(e)

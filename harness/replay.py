@@ -23,6 +23,7 @@ from harness.execution import Execution, Level, ServerMessage
 from harness.topology import version_tuple
 from harness.unsafe import UNSAFE_NOTE, reason_for
 from harness.wait import ReplicaCaughtUp
+from harness.wire import send_query
 from predictor.exceptions import ReplicaError, ServerGoneError, UsageError
 from predictor.workload import Statement, Workload
 
@@ -122,8 +123,7 @@ def effective_session(server: Server, options: ReplayOptions) -> dict[str, str]:
 
 def _status_counters(conn: Connection[Any]) -> tuple[int, int]:
     with conn.cursor() as cur:
-        cur.execute("SHOW GLOBAL STATUS WHERE Variable_name IN "
-                    "('Binlog_cache_use', 'Binlog_stmt_cache_use')")
+        cur.execute("SHOW GLOBAL STATUS LIKE 'Binlog%cache_use'")  # LIKE filters before computing values
         values = {str(k): int(v) for k, v in cur.fetchall()}
     return values.get("Binlog_cache_use", 0), values.get("Binlog_stmt_cache_use", 0)
 
@@ -196,13 +196,7 @@ class Replayer:
         warning_count = 0
         started = time.perf_counter()
         try:
-            conn.query(stmt.sql)
-            result = conn._result
-            warning_count = result.warning_count if result is not None else 0
-            while result is not None and result.has_next:  # CALL and multi-result statements
-                conn.next_result()
-                result = conn._result
-                warning_count = max(warning_count, result.warning_count if result is not None else 0)
+            warning_count = send_query(conn, stmt.sql.encode("utf-8"))
         except pymysql.err.MySQLError as e:
             if is_gone(e):
                 self.lost = Execution(stmt.seq, stmt.session, stmt.sql, tid, stmt.replica_only, error_code(e),

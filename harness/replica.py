@@ -23,7 +23,7 @@ from sqlglot import exp
 from harness.backends.base import Pair, Server
 from harness.connect import DATABASE, connect, describe, error_message, is_gone
 from harness.wait import ReplicaCaughtUp, replica_status
-from predictor.exceptions import ReplicaError, ReplicaTimeout, ServerGoneError
+from predictor.exceptions import ReplicaError, ServerGoneError
 from predictor.workload import Statement, Workload
 
 MAX_KEYS = 20
@@ -228,10 +228,7 @@ def check_replica(pair: Pair, workload: Workload, timeout: float = 30.0,
     errors: list[str] = []
     try:
         ReplicaCaughtUp(pair.primary, pair.replica).wait(timeout)
-    except ReplicaTimeout as e:
-        caught_up = False
-        errors.append(e.message)
-    except ReplicaError as e:
+    except (ReplicaError, ServerGoneError) as e:  # ReplicaTimeout is a ReplicaError
         caught_up = False
         errors.append(e.message)
     waited = time.monotonic() - started

@@ -54,4 +54,7 @@ def main(args: argparse.Namespace) -> int:
             print(f"rplay: replica: {e}", file=sys.stderr)
         if not rep.caught_up:
             return 1
+    if result.error:
+        print(f"rplay: {result.error}", file=sys.stderr)
+        return 1
     return 0

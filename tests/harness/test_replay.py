@@ -134,3 +134,22 @@ def test_bad_set_is_a_usage_error(pair: LocalPair) -> None:
 
     with pytest.raises(UsageError, match="no_such_variable"):
         replay(parse_workload("SELECT 1;\n"), pair, ReplayOptions(session_vars={"no_such_variable": "1"}))
+
+
+def test_result_sets_and_multi_result_calls(pair: LocalPair) -> None:
+    """Result sets and CALLs (several results) go through pymysql's reader; the session stays usable."""
+    body = ("CREATE PROCEDURE p() BEGIN SELECT 1; SELECT 2; SELECT 1/0; END;\n"
+            "CALL p();\nSELECT * FROM m;\nINSERT INTO m VALUES (5, 'after');\nSELECT * FROM nosuch;\n"
+            "SELECT a FROM m WHERE a = 5;\n")
+    ex = run(pair, body)[-6:]
+    assert [e.error for e in ex] == [None, None, None, None, 1146, None]
+    assert ex[1].warning_codes == (1365,)
+    assert ex[2].messages == () and ex[3].messages == ()
+    assert query(pair.primary, "SELECT COUNT(*) FROM rplay.m WHERE a = 5")[0][0] == 1
+
+
+def test_long_statement(pair: LocalPair) -> None:
+    values = ", ".join(f"({i}, '{'v' * 60}')" for i in range(60000))  # about 4.4 MB in one packet
+    last = run(pair, f"INSERT INTO m VALUES {values};\n")[-1]
+    assert last.error is None
+    assert query(pair.primary, "SELECT COUNT(*) FROM rplay.m")[0][0] == 60002
