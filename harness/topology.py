@@ -55,9 +55,8 @@ def change_source_sql(primary: Server, replica: Server, log_file: str = "", log_
     user = _sql_str(primary.user)
     password = _sql_str(primary.password)
     if replica.flavor is Flavor.MARIADB:
-        stmts = ["STOP SLAVE", "RESET SLAVE ALL"]
+        stmts = ["STOP SLAVE", "RESET SLAVE ALL", "SET GLOBAL gtid_slave_pos = ''"]
         if use_gtid:
-            stmts.append("SET GLOBAL gtid_slave_pos = ''")
             position = "MASTER_USE_GTID=slave_pos"
         else:
             position = (f"MASTER_LOG_FILE={_sql_str(log_file)}, MASTER_LOG_POS={int(log_pos)}, "
