@@ -128,6 +128,9 @@ def bench_replay(backend: LocalBackend, n: int, repeat: int, run_n: int, cache_s
         c, o = min(client), min(ours)
         print(f"replay {n} statements (best of {repeat}): mariadb client {c:.2f}s ({n / c:,.0f}/s)   "
               f"rplay replay {o:.2f}s ({n / o:,.0f}/s)   ratio {o / c:.2f}x (target <= 1.3x)")
+        ratios = [b / a for a, b in zip(client, ours, strict=True)]
+        listed = ", ".join(f"{r:.2f}" for r in ratios)
+        print(f"  per-round ratios {listed}; median {statistics.median(ratios):.2f}x")
         if stats:
             s = min(stats)
             print(f"  with --cache-stats: {s:.2f}s  ratio {s / c:.2f}x vs client, {s / o:.2f}x vs replay")

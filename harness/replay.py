@@ -161,13 +161,13 @@ class Replayer:
     def _session(self, stmt: Statement) -> tuple[Server, Connection[Any], int]:
         server = self.pair.replica if stmt.replica_only else self.pair.primary
         key = (server.role, stmt.session)
-        if key not in self._sessions:
-            self._sessions[key] = open_session(server, self.options)
-        conn, tid = self._sessions[key]
-        return server, conn, tid
+        sess = self._sessions.get(key)
+        if sess is None:
+            sess = self._sessions[key] = open_session(server, self.options)
+        return server, sess[0], sess[1]
 
     def _start_counters(self) -> None:
-        if self.options.cache_stats and self._monitor is None:
+        if self._monitor is None:
             try:
                 self._monitor = connect(self.pair.primary, timeout=10.0, read_timeout=60.0)
                 self._counters = _status_counters(self._monitor)
@@ -188,7 +188,7 @@ class Replayer:
                 ReplicaCaughtUp(self.pair.primary, self.pair.replica).wait(self.options.replica_timeout)
             except ReplicaError:
                 pass  # the replica check reports it; the statement still runs
-        else:
+        elif self.options.cache_stats:
             self._start_counters()
         server, conn, tid = self._session(stmt)
         error: int | None = None
@@ -220,7 +220,7 @@ class Replayer:
             self.lost = Execution(stmt.seq, stmt.session, stmt.sql, tid, stmt.replica_only, error, error_text,
                                   elapsed=elapsed)
             raise self._gone(server, stmt, e) from None
-        unsafe = tuple(reason_for(m.message) for m in messages if m.code == UNSAFE_NOTE)
+        unsafe = tuple(reason_for(m.message) for m in messages if m.code == UNSAFE_NOTE) if messages else ()
         return Execution(stmt.seq, stmt.session, stmt.sql, tid, stmt.replica_only, error, error_text,
                          messages, unsafe, trx_delta, stmt_delta, elapsed)
 
