@@ -79,6 +79,16 @@ class StatementRecord:
         object.__setattr__(self, "unsafe", tuple(sorted(set(self.unsafe))))
         object.__setattr__(self, "row_events", tuple(sorted(self.row_events)))
 
+    @property
+    def unsafe_observable(self) -> bool:
+        """A server reports unsafe reasons (note 1592) only for statements it logs as statements."""
+        return self.format is Format.STATEMENT or 1592 in self.warnings
+
+    @property
+    def reported_unsafe(self) -> tuple[str, ...]:
+        """The unsafe reasons a server shows for this record (empty when it does not report them)."""
+        return self.unsafe if self.unsafe_observable else ()
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "seq": self.seq,
