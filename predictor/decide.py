@@ -10,7 +10,6 @@ ER_ROW_ENGINE_AND_STMT_ENGINE = 1661
 ER_ROW_MODE_AND_STMT_ENGINE = 1662
 ER_UNSAFE_AND_STMT_ENGINE = 1663
 ER_STMT_MODE_AND_ROW_ENGINE = 1665
-ER_GET_ERRNO = 1030
 ER_UNSAFE_STATEMENT = 1592
 ER_GTID_UNSAFE_NON_TRANSACTIONAL_TABLE = 1785
 
@@ -48,7 +47,7 @@ def decide(ctx: Context) -> None:
         return
     if fmt == "STATEMENT" and innodb_rc:
         ctx.error = ER_STMT_MODE_AND_ROW_ENGINE
-        ctx.warnings.add(ER_GET_ERRNO)
+        ctx.warnings.add(p.INNODB_ROW_ONLY_WARNING)
         return
     if not row_all and not stmt_all:
         ctx.error = ER_ROW_ENGINE_AND_STMT_ENGINE

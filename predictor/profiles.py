@@ -113,6 +113,8 @@ class Profile:
     """Error when binlog_format is changed inside a transaction."""
     BINLOG_FORMAT_WITH_TEMP_ERROR: ClassVar[int | None] = 3745
     """Error when binlog_format is changed while the session has open temporary tables (None: allowed)."""
+    INNODB_ROW_ONLY_WARNING: ClassVar[int] = 1015
+    """The handler warning InnoDB adds to 1665 under READ COMMITTED (MySQL 9.7: 1015; MariaDB: 1030)."""
     GTID_ERROR_WARNINGS: ClassVar[frozenset[int]] = frozenset()
     """Warnings that accompany a GTID consistency error."""
     GTID_CONSISTENCY_ERRORS: ClassVar[bool] = True
@@ -203,6 +205,7 @@ class MariaDB1011(Profile):
     MINIMAL_INSERT_GENERATED = "stored"
     NOBLOB_KEEPS_JSON = False
     BLACKHOLE_ROW_WARNING = 1105
+    INNODB_ROW_ONLY_WARNING = 1030
     BINLOG_FORMAT_WITH_TEMP_ERROR = None
     GTID_CONSISTENCY_ERRORS = False
 
