@@ -101,12 +101,23 @@ class Predictor:
             return b
         handler = HANDLERS.get(info.kind, handle_noop)
         handler(self, b, info, s)
+        if self.profile.DEPRECATED_FUNCTIONS and _uses(info, self.profile.DEPRECATED_FUNCTIONS):
+            b.warnings.add(1287)
         if s.next_isolation and info.kind in (Kind.COMMIT, Kind.ROLLBACK):
             s.next_isolation = None
         return b
 
     def context(self, seq: int, info: StatementInfo, s: SessionState) -> Context:
         return Context(seq, info, resolve(info, self.catalog, s), s, self.catalog, self.profile)
+
+
+def _uses(info: StatementInfo, names: frozenset[str]) -> bool:
+    """Whether the statement, or a body or view it defines, calls one of ``names``."""
+    if any(f in names for f in info.functions):
+        return True
+    if info.select is not None and _uses(info.select, names):
+        return True
+    return any(_uses(b, names) for b in info.body)
 
 
 _ROW_TYPE = {Op.INSERT: "write", Op.UPDATE: "update", Op.DELETE: "delete"}

@@ -113,6 +113,8 @@ class Profile:
     """Error when binlog_format is changed inside a transaction."""
     BINLOG_FORMAT_WITH_TEMP_ERROR: ClassVar[int | None] = 3745
     """Error when binlog_format is changed while the session has open temporary tables (None: allowed)."""
+    DEPRECATED_FUNCTIONS: ClassVar[frozenset[str]] = frozenset()
+    """Functions whose every use (also inside a routine, trigger or view definition) warns 1287."""
     INNODB_ROW_ONLY_WARNING: ClassVar[int] = 1015
     """The handler warning InnoDB adds to 1665 under READ COMMITTED (MySQL 9.7: 1015; MariaDB: 1030)."""
     GTID_ERROR_WARNINGS: ClassVar[frozenset[int]] = frozenset()
@@ -179,6 +181,8 @@ class MySQL97(MySQL84):
     """Seen on Debian's 9.7 build: GTIDs and their consistency checks are on by default."""
     GTID_ERROR_WARNINGS = frozenset({6414})
     """Seen on 9.7: error 1785 comes with warning 6414."""
+    DEPRECATED_FUNCTIONS = frozenset({"FOUND_ROWS", "MASTER_POS_WAIT"})
+    """Seen on 9.7.4: FOUND_ROWS() and MASTER_POS_WAIT() warn 1287 wherever they appear."""
 
 
 class MariaDB1011(Profile):
