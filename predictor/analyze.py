@@ -155,9 +155,9 @@ def _tables(node: exp.Expression | None) -> list[str]:
         return []
     out: list[str] = []
     for t in node.find_all(exp.Table):
-        n = t.name
-        if n and n not in out:
-            out.append(str(n))
+        n = f"{t.db}.{t.name}" if t.db else str(t.name)
+        if t.name and n not in out:
+            out.append(n)
     return out
 
 

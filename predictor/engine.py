@@ -32,6 +32,7 @@ ER_UNKNOWN_VIEW = 4092
 ER_UNKNOWN_SYSTEM_VARIABLE = 1193
 ER_WARNING_NOT_COMPLETE_ROLLBACK = 1196
 ER_GTID_UNSAFE_TEMP_IN_TRX = 1787
+ER_VIEW_SELECT_VARIABLE = 1351
 
 Handler = Callable[["Predictor", Builder, StatementInfo, SessionState], None]
 
@@ -669,6 +670,9 @@ def handle_create_view(p: Predictor, b: Builder, info: StatementInfo, s: Session
     name = info.name or ""
     if (p.catalog.view(name) is not None and not info.replace) or p.catalog.table(name) is not None:
         b.error = ER_TABLE_EXISTS
+        return
+    if info.select is not None and info.select.sysvars:
+        b.error = ER_VIEW_SELECT_VARIABLE  # a view's SELECT may not contain a variable
         return
     if info.select is not None:
         for r in info.select.reads:

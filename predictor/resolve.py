@@ -49,7 +49,21 @@ class Access:
 _TRIGGER_EVENTS = {Op.INSERT: ("INSERT",), Op.UPDATE: ("UPDATE",), Op.DELETE: ("DELETE",)}
 
 
+SYSTEM_SCHEMAS = {"mysql": "myisam", "information_schema": "memory", "performance_schema": "performance_schema",
+                  "sys": "memory"}
+SYSTEM_LOG_TABLES = {"general_log", "slow_log"}
+
+
 def lookup(name: str, catalog: Catalog, session: SessionState) -> Table | None:
+    """A table by name; ``db.name`` in a system schema is a read-only table the catalog does not hold."""
+    if "." in name:
+        db, _, bare = name.partition(".")
+        engine = SYSTEM_SCHEMAS.get(db.lower())
+        if engine is not None:
+            if bare.lower() in SYSTEM_LOG_TABLES:
+                engine = "csv"
+            return Table(bare, engine)
+        name = bare
     return session.temp_table(name) or catalog.table(name)
 
 

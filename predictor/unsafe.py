@@ -178,7 +178,7 @@ def mixed_statement(ctx: Context) -> bool:
 
 
 def system_table(ctx: Context) -> bool:
-    names = {t.name.lower() for t in ctx.access.tables()}
+    names = {t.name.lower() for t in ctx.access.tables() if t.engine == "csv"}
     return bool(names & {"general_log", "slow_log"})
 
 
