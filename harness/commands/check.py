@@ -103,7 +103,7 @@ def _pair(spec_text: str, basedir: Path | None, timeout: float) -> Iterator[Pair
 
 
 def check_file(path: Path, profile: str, pair: Pair | None, server: str, out_root: Path | None,
-               timeout: float) -> Tally:
+               timeout: float, cache_stats: bool = True) -> Tally:
     """Everything ``rplay check`` does for one file, returned as a tally."""
     try:
         workload = load_workload(path)
@@ -129,7 +129,7 @@ def check_file(path: Path, profile: str, pair: Pair | None, server: str, out_roo
         out_dir = out_root / f"{path.stem}.{i}"
         try:
             result = run_workload(workload, pair, cfg, {}, out_dir, server=server, reset=True,
-                                  timeout=timeout, cache_stats=True)
+                                  timeout=timeout, cache_stats=cache_stats)
         except (RplayError, pymysql.MySQLError, OSError) as e:
             # a lost or refused server is reported for this file; the next file resets the pair again
             tally += Tally(0, (Failure(str(path), 0, "", config_label(config), Source.OBSERVED,
