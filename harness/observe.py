@@ -8,6 +8,7 @@ and units (``harness.binlog.groups``) and matches units to statements session by
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -17,7 +18,7 @@ from harness.backends.base import Server
 from harness.binlog.decoder import read_dir
 from harness.binlog.events import Event, RowsKind, TableMap
 from harness.binlog.groups import Group, GroupEnd, Unit, UnitKind, split_groups
-from harness.binlog.match import Statement, score_rows, score_text
+from harness.binlog.match import Statement, created_object, score_rows, score_text
 from harness.execution import Execution
 from predictor.exceptions import BinlogError, ServerError
 from predictor.records import Cache, Format, RowEvent, RowType, StatementRecord
@@ -28,6 +29,7 @@ ColumnNames = Callable[[set[tuple[str, str]]], Mapping[tuple[str, str], tuple[st
 _ROW_TYPE = {RowsKind.WRITE: RowType.WRITE, RowsKind.UPDATE: RowType.UPDATE, RowsKind.DELETE: RowType.DELETE}
 
 
+_TRIGGER_ON = re.compile(r"^create\s.*?\btrigger\s+\S+\s+(?:before|after)\s+\w+\s+on\s+([\w$.]+)")
 _TRX_ONLY = ("SAVEPOINT", "ROLLBACK")  # SAVEPOINT and ROLLBACK TO always go to the transaction cache
 
 
@@ -85,6 +87,42 @@ class _Attribution:
             self.by_thread.setdefault(ex.thread_id, s)
         self.units_of: dict[int, list[tuple[Unit, GroupKind]]] = {}  # seq -> units
         self.matched: set[int] = set()
+        # stored functions and tables with triggers the workload creates: statements using them may write
+        # events whose text is not theirs (the function's / trigger's inner statement)
+        self.functions: set[str] = set()
+        self.trigger_tables: set[str] = set()
+        for s in self.sessions.values():
+            for _, st in s.items:
+                o = created_object(st.loose)
+                if o is not None and o[0] == "function":
+                    self.functions.add(o[1])
+                m = _TRIGGER_ON.match(st.loose)
+                if m:
+                    self.trigger_tables.add(m.group(1).split(".")[-1])
+
+    def invoker(self, st: Statement) -> bool:
+        """Runs stored code: a CALL, a call of a workload function, a DML on a table with a trigger."""
+        if st.is_call or st.calls & self.functions:
+            return True
+        return st.may_write and not st.loose.startswith("create") and bool(st.words & self.trigger_tables)
+
+    def fallback(self, s: _Session, start: int, pointer: int | None) -> int | None:
+        """The statement executing when an event whose text matches no statement was written.
+
+        Stored code logs its own statements (a CALL's body, one by one, with NAME_CONST for locals) and a
+        function's / trigger's inner statement may be the Annotate_rows text: such a unit belongs to the
+        invoking statement, the current one (``pointer``, the last matched in the group) if it is a CALL,
+        else the next invoker from the frontier, else the current one if it invokes anything.
+        """
+        if pointer is not None and s.items[pointer][1].is_call:
+            return pointer
+        first = start if pointer is None else pointer + 1
+        for k in range(first, len(s.items)):
+            if self.invoker(s.items[k][1]):
+                return k
+        if pointer is not None and self.invoker(s.items[pointer][1]):
+            return pointer
+        return None
 
     @staticmethod
     def pre_kind(g: Group) -> GroupKind:
@@ -104,16 +142,20 @@ class _Attribution:
             return score_rows({t.table.casefold() for t in u.tables.values()}, st)
         return 0.0
 
-    def _best(self, s: _Session, start: int, u: Unit, prev: Unit | None, prev_seq: int | None
-              ) -> tuple[float, int] | None:
+    def _best(self, s: _Session, start: int, u: Unit, prev: Unit | None, prev_seq: int | None,
+              in_group: frozenset[int] = frozenset()) -> tuple[float, int] | None:
         best: tuple[float, int] | None = None
         for k in range(start, len(s.items)):
             ex, st = s.items[k]
             sc = self._score(u, st, prev, prev_seq, ex.seq)
             if sc <= 0:
                 continue
-            if ex.seq in self.matched and ex.seq != prev_seq:
-                sc -= 0.1  # prefer a statement not yet seen (repeated identical texts)
+            # prefer a statement not yet seen (repeated identical texts); rows without text only avoid
+            # statements already given units of this group (a multi-table UPDATE's T rows come at COMMIT,
+            # without Annotate_rows, after its N rows went to an earlier statement-cache group)
+            seen = ex.seq in self.matched if u.text is not None else ex.seq in in_group
+            if seen and ex.seq != prev_seq:
+                sc -= 0.1
             if best is None or sc > best[0]:
                 best = (sc, k)
         threshold = 2.0 if u.text is not None else 1.0
@@ -146,17 +188,24 @@ class _Attribution:
                     if r is not None:
                         cands.append((r[0], -s.items[r[1]][0].seq, s, r[1]))
                 if not cands:
+                    for s in self.sessions.values():
+                        fk = self.fallback(s, self._start(s, kind), None)
+                        if fk is not None:
+                            cands.append((0.0, -s.items[fk][0].seq, s, fk))
+                if not cands:
                     out[id(u)] = None
                     continue
                 _, _, session, k = max(cands, key=lambda c: (c[0], c[1]))
             else:
                 start = self._start(session, kind) if pointer is None else pointer
-                r = self._best(session, start, u, prev, prev_seq)
-                if r is None:
+                in_group = frozenset(session.items[k][0].seq for k in matched_idx)
+                r = self._best(session, start, u, prev, prev_seq, in_group)
+                fk = self.fallback(session, start, pointer) if r is None else r[1]
+                if fk is None:
                     out[id(u)] = None
                     prev, prev_seq = u, None
                     continue
-                k = r[1]
+                k = fk
             pointer = k
             seq = session.items[k][0].seq
             out[id(u)] = seq

@@ -17,6 +17,12 @@ _DEFINER = re.compile(
 _TARGET = re.compile(
     r"^(create|drop)\s+(?:or\s+replace\s+)?(?:temporary\s+)?table\s+(?:if\s+(?:not\s+)?exists\s+)?"
     r"((?:`[^`]+`|[\w$]+)(?:\s*\.\s*(?:`[^`]+`|[\w$]+))?)")
+_OBJECT = re.compile(
+    r"^create\s+(?:or\s+replace\s+)?(?:algorithm\s*=\s*\w+\s+)?(?:definer\s*=\s*\S+\s+)?"
+    r"(?:sql\s+security\s+\w+\s+)?(?:aggregate\s+)?(function|procedure|trigger|view|event)\s+"
+    r"(?:if\s+not\s+exists\s+)?([\w$.]+)")
+_QUALIFIED = re.compile(r"\b[a-z_$][\w$]*\.(?=[a-z_$][\w$]*\s*\()")
+_FUNCTIONS = re.compile(r"\b([a-z_$][\w$]*)\s*\(")
 _BOUNDARY = frozenset(("begin", "start transaction", "commit", "rollback", "commit work", "rollback work",
                        "begin work", "xa start", "xa end"))
 _READ_ONLY = ("select", "show", "set ", "use ", "describe", "desc ", "explain", "help", "do sleep")
@@ -34,7 +40,20 @@ def loose(sql: str) -> str:
     m = _DEFINER.match(s)  # the server adds DEFINER= to CREATE TRIGGER/VIEW/PROCEDURE/FUNCTION/EVENT
     if m:
         s = s[:m.start(1)] + s[m.end(1):]
+    s = _QUALIFIED.sub("", s)  # SELECT `db`.`f`() is logged for SELECT f()
     return _ROLLBACK_TO.sub("rollback to ", s)
+
+
+def created_object(loose_text: str) -> tuple[str, str] | None:
+    """(kind, name) of a CREATE FUNCTION/PROCEDURE/TRIGGER/VIEW/EVENT in ``loose`` form, name without schema.
+
+    The server logs these rewritten (DEFINER=, ALGORITHM=, SQL SECURITY, int(11) for INT, no DETERMINISTIC),
+    so the kind and the name are what identifies them.
+    """
+    m = _OBJECT.match(loose_text)
+    if not m:
+        return None
+    return m.group(1), m.group(2).split(".")[-1].lower()
 
 
 def _target(s: str) -> tuple[str, str] | None:
@@ -48,7 +67,7 @@ def _target(s: str) -> tuple[str, str] | None:
 class Statement:
     """A workload statement prepared once for matching."""
 
-    __slots__ = ("exact", "is_boundary", "loose", "may_write", "words")
+    __slots__ = ("calls", "exact", "is_boundary", "is_call", "loose", "may_write", "words")
 
     def __init__(self, sql: str) -> None:
         self.exact = norm(sql)
@@ -56,6 +75,8 @@ class Statement:
         self.words = set(re.findall(r"[\w$]+", self.loose))
         self.is_boundary = self.loose in _BOUNDARY or self.loose.startswith(("xa start", "xa end"))
         self.may_write = not self.is_boundary and not self.loose.startswith(_READ_ONLY)
+        self.is_call = self.loose.startswith("call ")
+        self.calls = frozenset(_FUNCTIONS.findall(_COMMENT.sub(" ", self.loose)))  # names called as f(...)
 
 
 def score_text(text: str, st: Statement) -> float:
@@ -65,6 +86,9 @@ def score_text(text: str, st: Statement) -> float:
     lt = loose(text)
     if lt == st.loose:
         return 2.5
+    o = created_object(lt)
+    if o is not None:
+        return 2.0 if created_object(st.loose) == o else 0.0
     t = _target(lt)
     if t is not None:
         s = _target(st.loose)
