@@ -17,7 +17,7 @@ class Progress:
         self.enabled = self.stream.isatty() if enabled is None else enabled
         self.interval = interval
         self.started = time.monotonic()
-        self._last = 0.0
+        self._last = float("-inf")  # the first update always draws
         self._drawn = False
 
     def update(self, done: int, total: int) -> None:

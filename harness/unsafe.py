@@ -38,7 +38,7 @@ REASON_PHRASES: tuple[tuple[str, str], ...] = (
     ("NOWAIT", "nowait"),
     ("XA", "xa transaction"),
     ("ACL_TABLE_READ_IN_DML_DDL", "acl table"),
-    ("CREATE_SELECT_WITH_GIPK", "generated invisible primary key"),
+    ("CREATE_SELECT_WITH_GIPK", "invisible primary key"),
     ("AUTOINC_LOCK_MODE", "innodb_autoinc_lock_mode"),
 )
 
