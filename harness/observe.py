@@ -18,7 +18,7 @@ from harness.backends.base import Server
 from harness.binlog.decoder import read_dir
 from harness.binlog.events import Event, RowsKind, TableMap
 from harness.binlog.groups import Group, GroupEnd, Unit, UnitKind, split_groups
-from harness.binlog.match import Statement, created_object, score_rows, score_text
+from harness.binlog.match import Statement, created_object, loose, score_rows, score_text
 from harness.execution import Execution
 from predictor.exceptions import BinlogError, ServerError
 from predictor.records import Cache, Format, RowEvent, RowType, StatementRecord
@@ -90,6 +90,7 @@ class _Attribution:
         # stored functions and tables with triggers the workload creates: statements using them may write
         # events whose text is not theirs (the function's / trigger's inner statement)
         self.functions: set[str] = set()
+        self.stored_texts: dict[int, set[str]] = {}  # seq -> texts of units given to it by ``fallback``
         self.trigger_tables: set[str] = set()
         for s in self.sessions.values():
             for _, st in s.items:
@@ -106,23 +107,33 @@ class _Attribution:
             return True
         return st.may_write and not st.loose.startswith("create") and bool(st.words & self.trigger_tables)
 
-    def fallback(self, s: _Session, start: int, pointer: int | None) -> int | None:
-        """The statement executing when an event whose text matches no statement was written.
+    def fallback(self, s: _Session, start: int, pointer: int | None, text: str | None) -> int | None:
+        """The statement executing when a unit whose text matches no statement was written.
 
         Stored code logs its own statements (a CALL's body, one by one, with NAME_CONST for locals) and a
         function's / trigger's inner statement may be the Annotate_rows text: such a unit belongs to the
         invoking statement, the current one (``pointer``, the last matched in the group) if it is a CALL,
-        else the next invoker from the frontier, else the current one if it invokes anything.
+        else the next invoker from the frontier, else the current one if it invokes anything. A text the
+        candidate already got from stored code means a later invocation: the next candidate takes it.
         """
+        order: list[int] = []
         if pointer is not None and s.items[pointer][1].is_call:
-            return pointer
+            order.append(pointer)
         first = start if pointer is None else pointer + 1
-        for k in range(first, len(s.items)):
-            if self.invoker(s.items[k][1]):
+        order += [k for k in range(first, len(s.items)) if self.invoker(s.items[k][1])]
+        if pointer is not None and not order and self.invoker(s.items[pointer][1]):
+            order.append(pointer)
+        if not order:
+            return None
+        key = loose(text) if text is not None else None
+        for k in order:
+            if key is None or key not in self.stored_texts.get(s.items[k][0].seq, set()):
                 return k
-        if pointer is not None and self.invoker(s.items[pointer][1]):
-            return pointer
-        return None
+        return order[0]
+
+    def note_stored(self, s: _Session, k: int, text: str | None) -> None:
+        if text is not None:
+            self.stored_texts.setdefault(s.items[k][0].seq, set()).add(loose(text))
 
     @staticmethod
     def pre_kind(g: Group) -> GroupKind:
@@ -179,6 +190,7 @@ class _Attribution:
         prev: Unit | None = None
         prev_seq: int | None = None
         matched_idx: list[int] = []
+        stored_idx: set[int] = set()  # CALLs given body units (an autocommit CALL writes more groups)
         for u in g.units:
             if session is None:
                 # no thread id in the group (MariaDB row-only transaction): the best session by text, then seq
@@ -189,23 +201,31 @@ class _Attribution:
                         cands.append((r[0], -s.items[r[1]][0].seq, s, r[1]))
                 if not cands:
                     for s in self.sessions.values():
-                        fk = self.fallback(s, self._start(s, kind), None)
+                        fk = self.fallback(s, self._start(s, kind), None, u.text)
                         if fk is not None:
                             cands.append((0.0, -s.items[fk][0].seq, s, fk))
                 if not cands:
                     out[id(u)] = None
                     continue
-                _, _, session, k = max(cands, key=lambda c: (c[0], c[1]))
+                sc, _, session, k = max(cands, key=lambda c: (c[0], c[1]))
+                if sc == 0.0:
+                    self.note_stored(session, k, u.text)
+                    if session.items[k][1].is_call:
+                        stored_idx.add(k)
             else:
                 start = self._start(session, kind) if pointer is None else pointer
                 in_group = frozenset(session.items[k][0].seq for k in matched_idx)
                 r = self._best(session, start, u, prev, prev_seq, in_group)
-                fk = self.fallback(session, start, pointer) if r is None else r[1]
+                fk = self.fallback(session, start, pointer, u.text) if r is None else r[1]
                 if fk is None:
                     out[id(u)] = None
                     prev, prev_seq = u, None
                     continue
                 k = fk
+                if r is None:
+                    self.note_stored(session, k, u.text)
+                    if session.items[k][1].is_call:
+                        stored_idx.add(k)
             pointer = k
             seq = session.items[k][0].seq
             out[id(u)] = seq
@@ -214,7 +234,7 @@ class _Attribution:
         if session is not None and matched_idx:
             final = self.final_kind(g, kind, [session.items[k][0] for k in sorted(set(matched_idx))],
                                     [u for u in g.units if out.get(id(u)) is not None])
-            last = max(matched_idx) + 1
+            last = max(matched_idx) + (0 if max(matched_idx) in stored_idx else 1)
             if final is GroupKind.STMT:
                 session.stmt_from = max(session.stmt_from, last)
             else:
