@@ -16,7 +16,7 @@ class Progress:
         self.stream = stream if stream is not None else sys.stderr
         self.enabled = self.stream.isatty() if enabled is None else enabled
         self.interval = interval
-        self.started = time.monotonic()
+        self.started: float | None = None  # set by the first update: elapsed time of this phase
         self._last = float("-inf")  # the first update always draws
         self._drawn = False
 
@@ -24,6 +24,8 @@ class Progress:
         if not self.enabled:
             return
         now = time.monotonic()
+        if self.started is None:
+            self.started = now
         if now - self._last < self.interval and done < total:
             return
         self._last = now
