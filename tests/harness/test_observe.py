@@ -20,11 +20,12 @@ pytestmark = pytest.mark.server
 
 T = "CREATE TABLE t (a INT PRIMARY KEY, b INT, c TEXT) ENGINE=InnoDB"
 N = "CREATE TABLE n (a INT PRIMARY KEY, b INT, c TEXT) ENGINE=MyISAM"
+MULTI = "UPDATE t, n SET t.b = t.b + 10, n.b = n.b + 10 WHERE t.a = n.a"
 
 
 def show(r: StatementRecord) -> str:
     s = f"{r.format.value} {r.cache.value} {r.group}"
-    for e in r.row_events:
+    for e in sorted(r.row_events, key=lambda e: (e.table, e.type.value)):  # the order rows come in varies
         s += f" {e.table}:{e.type.value}:{','.join(e.before)}:{','.join(e.after)}"
     return s
 
@@ -122,6 +123,50 @@ CASES = [
           "INSERT INTO n VALUES (2, 2, 'x')"),
          {0: "STATEMENT direct 0", 1: "ROW stmt 1 n:write::a,b,c", 2: "ROW trx 2 c2:write::a,b,c",
           3: "ROW stmt 3 n:write::a,b,c"}, cache_stats=False),
+    # stored code (harness/binlog/README.md "Attribution"): texts the server rewrites, and units whose text
+    # is a stored routine's / trigger's statement, go to the workload statement that ran them
+    Case("003 rewritten texts: CREATE DEFINER= FUNCTION/PROCEDURE, ALGORITHM= VIEW, SELECT `db`.`f`(), "
+         "CALL body",
+         ("--binlog-format=STATEMENT",),
+         ("CREATE TABLE t (a INT PRIMARY KEY, b INT) ENGINE=InnoDB",
+          "CREATE FUNCTION f() RETURNS INT DETERMINISTIC MODIFIES SQL DATA BEGIN UPDATE t SET b = b + 1; "
+          "RETURN 1; END",
+          "CREATE PROCEDURE p() UPDATE t SET b = b + 2", "CREATE VIEW v AS SELECT a FROM t",
+          "INSERT INTO t VALUES (1, 0)", "SELECT f()", "CALL p()", "SELECT a FROM v"),
+         {0: "STATEMENT direct 0", 1: "STATEMENT direct 1", 2: "STATEMENT direct 2", 3: "STATEMENT direct 3",
+          4: "STATEMENT trx 4", 5: "STATEMENT trx 5", 6: "STATEMENT trx 6"}),
+    Case("003 CALL unrolling: an autocommit CALL writes one group per body statement; the same body in a "
+         "transaction goes to the second CALL", ("--binlog-format=MIXED", "--binlog-row-metadata=FULL"),
+         ("CREATE TABLE t (a INT) ENGINE=InnoDB", "CREATE TABLE n (a INT) ENGINE=MyISAM",
+          "CREATE PROCEDURE inner_p() INSERT INTO n VALUES (2)",
+          "CREATE PROCEDURE outer_p() BEGIN INSERT INTO t VALUES (1); CALL inner_p(); "
+          "UPDATE t SET a = a + 1; END", "CALL outer_p()", "BEGIN", "CALL outer_p()", "COMMIT"),
+         {0: "STATEMENT direct 0", 1: "STATEMENT direct 1", 2: "STATEMENT direct 2", 3: "STATEMENT direct 3",
+          4: "STATEMENT mixed 4", 6: "ROW mixed 7 n:write::a t:update:a:a"}),
+    Case("003 a function's / trigger's / procedure's INSERT is the Annotate_rows text of the invoker's rows",
+         ("--binlog-format=ROW", "--binlog-row-metadata=FULL"),
+         ("CREATE TABLE ai (id INT AUTO_INCREMENT PRIMARY KEY, v INT) ENGINE=InnoDB",
+          "CREATE TABLE t (a INT) ENGINE=InnoDB", "CREATE TABLE t2 (a INT) ENGINE=InnoDB",
+          "CREATE TRIGGER t_ai AFTER INSERT ON t FOR EACH ROW INSERT INTO ai (v) VALUES (NEW.a)",
+          "CREATE FUNCTION f() RETURNS INT DETERMINISTIC MODIFIES SQL DATA "
+          "BEGIN INSERT INTO ai (v) VALUES (0); RETURN 1; END",
+          "CREATE PROCEDURE p() INSERT INTO ai (v) VALUES (7)",
+          "INSERT INTO t VALUES (1)", "INSERT INTO t2 VALUES (f())", "CALL p()",
+          "INSERT INTO ai (v) VALUES (9)"),
+         {0: "STATEMENT direct 0", 1: "STATEMENT direct 1", 2: "STATEMENT direct 2", 3: "STATEMENT direct 3",
+          4: "STATEMENT direct 4", 5: "STATEMENT direct 5", 6: "ROW trx 6 ai:write::id,v t:write::a",
+          7: "ROW trx 7 ai:write::id,v t2:write::a", 8: "ROW trx 8 ai:write::id,v",
+          9: "ROW trx 9 ai:write::id,v"}),
+    Case("001 shape 10: a multi-table UPDATE's T rows come at COMMIT without Annotate_rows",
+         ("--binlog-format=MIXED", "--binlog-row-metadata=FULL"),
+         ("CREATE TABLE t (a INT PRIMARY KEY, b INT) ENGINE=InnoDB",
+          "CREATE TABLE n (a INT PRIMARY KEY, b INT) ENGINE=MyISAM",
+          "INSERT INTO t VALUES (1, 0)", "INSERT INTO n VALUES (1, 0)",
+          "BEGIN", "INSERT INTO n VALUES (37, 0)", MULTI, "COMMIT",
+          "BEGIN", "INSERT INTO n VALUES (39, 0)", MULTI, "ROLLBACK"),
+         {0: "STATEMENT direct 0", 1: "STATEMENT direct 1", 2: "STATEMENT trx 2", 3: "STATEMENT stmt 3",
+          5: "STATEMENT stmt 4", 6: "ROW mixed 5 n:update:a,b:a,b t:update:a,b:a,b", 9: "STATEMENT stmt 7",
+          10: "ROW stmt 8 n:update:a,b:a,b"}),
 ]
 
 
