@@ -147,24 +147,25 @@ def main() -> None:
     t = time.perf_counter()
     base = baseline(dirs)
     n = report.summary["statements"]
-    print(f"rplay compare ({args.master}, native): {total:6.1f}s wall  {n / total:12,.0f} records/s  "
+    print(f"rplay compare ({args.master}, {report.summary['engine']}): {total:6.1f}s wall  "
+          f"{n / total:12,.0f} records/s  "
           f"(Spark job {job:.1f}s = {n / job:,.0f} records/s; {report.mismatch_count:,} mismatches)")
     print(f"pyarrow single-process join baseline: {base:6.1f}s wall  {n / base:12,.0f} records/s")
     print(f"ratio compare/baseline wall time: {total / base:.2f}x; target < 60 s: "
           f"{'met' if total < 60 else 'NOT met'}")
     if args.python_slice:
         sl = dirs[: args.python_slice]
-        t = time.perf_counter()
-        py = compare(sl, args.data / "report-py", master=args.master, engine=Engine.PYTHON, statement_limit=0)
-        pt = time.perf_counter() - t
-        ns = py.summary["statements"]
-        t = time.perf_counter()
-        nat = compare(sl, args.data / "report-nat", master=args.master, statement_limit=0)
-        nt = time.perf_counter() - t
-        assert nat.summary["dimensions"] == py.summary["dimensions"]
-        print(f"engines on {ns:,} records: python (mapInArrow, per-row rules) {pt:.1f}s = "
-              f"{ns / pt:,.0f} rec/s; "
-              f"native (column expressions) {nt:.1f}s = {ns / nt:,.0f} rec/s")
+        rates = []
+        first = None
+        for engine in (Engine.ARROW, Engine.NATIVE, Engine.PYTHON):
+            t = time.perf_counter()
+            r = compare(sl, args.data / f"report-{engine}", master=args.master, engine=engine,
+                        statement_limit=0)
+            el = time.perf_counter() - t
+            first = first or r.summary["dimensions"]
+            assert r.summary["dimensions"] == first, engine
+            rates.append(f"{engine} {el:.1f}s = {r.summary['statements'] / el:,.0f} rec/s")
+        print(f"engines on {args.python_slice} runs (whole compare incl. Spark start): " + "; ".join(rates))
 
 
 if __name__ == "__main__":

@@ -1,8 +1,13 @@
 """The rules of ``verdict`` as Spark column expressions, so the job never calls Python per row.
 
-``verdict`` stays the source of truth; ``tests/compare/test_engines.py`` proves both give the same verdicts.
-Input: ``normalized`` columns ``p_*`` and ``o_*`` of the predicted and observed record structs.
-Every dimension yields a code column: null = agree, ``EXCLUDED`` = not scored, else a ``Code`` value.
+``verdict`` stays the source of truth; ``tests/compare/test_spark.py`` proves both engines give the same
+verdicts. Input: flat columns ``p_*`` and ``o_*`` (``flatjoin.FLAT_SCHEMA``), ``p_present``/``o_present``
+null when a side is missing. Every dimension yields a code column: null = agree, ``EXCLUDED`` = not scored,
+else a ``Code`` value.
+
+Speed: a raw equality test comes first (records are written normalised, so equal values are the common
+case); the set normalisation and the row-event classification, which use interpreted higher-order
+functions, only run on rows whose raw values differ.
 """
 
 from __future__ import annotations
@@ -17,20 +22,34 @@ from predictor.records import DIMENSIONS, Format
 EXCLUDED = "EXCLUDED"
 """Code-column value of an excluded (unscored) dimension."""
 
+_EVENT = "struct<table:string,type:string,before:array<string>,after:array<string>>"
+
+
+
+def _null() -> Column:
+    return F.lit(None).cast("string")
+
 
 def _lit(code: Code) -> Column:
     return F.lit(code.value)
 
 
-def _set(c: Column, element: str) -> Column:
-    return F.array_sort(F.array_distinct(F.coalesce(c, F.array().cast(f"array<{element}>"))))
+def _col(prefix: str, name: str) -> Column:
+    return F.col(f"{prefix}_{name}")
 
 
-def _events(c: Column) -> Column:
+def _list(prefix: str, name: str, element: str) -> Column:
+    return F.coalesce(_col(prefix, name), F.array().cast(f"array<{element}>"))
+
+
+def _set(c: Column) -> Column:
+    return F.sort_array(F.array_distinct(c))
+
+
+def events(prefix: str) -> Column:
+    """Row events with null image lists made empty."""
     empty = F.array().cast("array<string>")
-    ev = F.coalesce(c, F.array().cast(
-        "array<struct<table:string,type:string,before:array<string>,after:array<string>>>"))
-    return F.transform(ev, lambda e: F.struct(
+    return F.transform(_list(prefix, "events", _EVENT), lambda e: F.struct(
         e["table"].alias("table"), e["type"].alias("type"),
         F.coalesce(e["before"], empty).alias("before"), F.coalesce(e["after"], empty).alias("after")))
 
@@ -47,29 +66,18 @@ def _nonempty(c: Column) -> Column:
     return F.size(c) > 0
 
 
-def normalized(r: Column, prefix: str) -> list[Column]:
-    """Flat, normalised columns of one side (computed once; the codes below only reference them)."""
-    ev = _events(r["row_events"])
-    return [
-        r.isNull().alias(f"{prefix}_absent"), r["format"].alias(f"{prefix}_format"),
-        r["cache"].alias(f"{prefix}_cache"), r["error"].alias(f"{prefix}_error"),
-        r["group"].alias(f"{prefix}_group"),
-        _set(r["warnings"], "bigint").alias(f"{prefix}_warnings"),
-        _set(r["unsafe"], "string").alias(f"{prefix}_unsafe"),
-        ev.alias(f"{prefix}_events"),
-    ]
-
-
 def _keys(ev: Column) -> Column:
     return F.transform(ev, lambda e: F.struct(e["table"].alias("table"), e["type"].alias("type")))
 
 
-def row_events_code(pe: Column, oe: Column) -> Column:
-    """Code of two normalised row-event arrays (mirrors ``verdict.row_events_code``)."""
+def row_events_code() -> Column:
+    """Mirrors ``verdict.row_events_code``."""
+    pe, oe = events("p"), events("o")
     same = ~_nonempty(F.array_except(pe, oe)) & ~_nonempty(F.array_except(oe, pe))
     pk, ok = _keys(pe), _keys(oe)
     pc, oc = _image_columns(pe), _image_columns(oe)
-    return (F.when(same, F.lit(None).cast("string"))
+    return (F.when(_list("p", "events", _EVENT) == _list("o", "events", _EVENT), _null())
+            .when(same, _null())
             .when(_nonempty(F.array_except(pk, ok)), _lit(Code.ROW_EVENT_MISSING))
             .when(_nonempty(F.array_except(ok, pk)), _lit(Code.ROW_EVENT_UNEXPECTED))
             .when(_nonempty(F.array_except(pc, oc)), _lit(Code.ROW_IMAGE_MISSING_COLUMN))
@@ -77,43 +85,46 @@ def row_events_code(pe: Column, oe: Column) -> Column:
             .otherwise(_lit(Code.ROW_IMAGE_MISMATCH)))
 
 
-def _equal_or(a: Column, b: Column, code: Code) -> Column:
-    return F.when(a.eqNullSafe(b), F.lit(None).cast("string")).otherwise(_lit(code))
+def _set_code(name: str, element: str, code: Code) -> Column:
+    p, o = _list("p", name, element), _list("o", name, element)
+    return F.when(p == o, _null()).when(_set(p) == _set(o), _null()).otherwise(_lit(code))
+
+
+def _equal_or(name: str, code: Code) -> Column:
+    return F.when(_col("p", name).eqNullSafe(_col("o", name)), _null()).otherwise(_lit(code))
 
 
 def dimension_code(dim: str) -> Column:
-    """Code of ``dim`` for two present, known records over ``normalized`` columns ``p_*``/``o_*``."""
-    def p(name: str) -> Column:
-        return F.col(f"p_{name}")
-
-    def o(name: str) -> Column:
-        return F.col(f"o_{name}")
-
+    """Code of ``dim`` for two present, known records (mirrors ``verdict.dimension_code``)."""
     if dim == "error":
-        return (F.when(p("error").eqNullSafe(o("error")), F.lit(None).cast("string"))
-                .when(p("error").isNull(), _lit(Code.UNEXPECTED_ERROR))
-                .when(o("error").isNull(), _lit(Code.MISSING_ERROR))
+        pe, oe = _col("p", "error"), _col("o", "error")
+        return (F.when(pe.eqNullSafe(oe), _null())
+                .when(pe.isNull(), _lit(Code.UNEXPECTED_ERROR))
+                .when(oe.isNull(), _lit(Code.MISSING_ERROR))
                 .otherwise(_lit(Code.ERROR_MISMATCH)))
     if dim == "warnings":
-        return _equal_or(p("warnings"), o("warnings"), Code.WARNING_MISMATCH)
+        return _set_code("warnings", "bigint", Code.WARNING_MISMATCH)
     if dim == "unsafe":
-        observable = (o("format") == Format.STATEMENT.value) | F.array_contains(o("warnings"), UNSAFE_NOTE)
+        observable = (_col("o", "format") == Format.STATEMENT.value) | F.array_contains(
+            _list("o", "warnings", "bigint"), UNSAFE_NOTE)
         return F.when(~observable, F.lit(EXCLUDED)).otherwise(
-            _equal_or(p("unsafe"), o("unsafe"), Code.UNSAFE_MISMATCH))
-    if dim in ("format", "cache"):
-        return _equal_or(p(dim), o(dim), Code.FORMAT_MISMATCH if dim == "format" else Code.CACHE_MISMATCH)
+            _set_code("unsafe", "string", Code.UNSAFE_MISMATCH))
+    if dim == "format":
+        return _equal_or("format", Code.FORMAT_MISMATCH)
+    if dim == "cache":
+        return _equal_or("cache", Code.CACHE_MISMATCH)
     if dim == "group":
-        return _equal_or(p("group"), o("group"), Code.GROUP_ORDER)
+        return _equal_or("group", Code.GROUP_ORDER)
     if dim == "row_events":
-        return row_events_code(p("events"), o("events"))
+        return row_events_code()
     raise ValueError(f"unknown dimension {dim!r}")
 
 
 def whole_record_code() -> Column:
-    return (F.when(F.col("p_absent"), _lit(Code.MISSING_PREDICTION))
-            .when(F.col("o_absent"), _lit(Code.MISSING_OBSERVATION))
-            .when(F.col("p_format") == Format.UNKNOWN.value, _lit(Code.UNKNOWN_PREDICTION))
-            .when(F.col("o_format") == Format.UNKNOWN.value, _lit(Code.UNKNOWN_OBSERVATION)))
+    return (F.when(F.col("p_present").isNull(), _lit(Code.MISSING_PREDICTION))
+            .when(F.col("o_present").isNull(), _lit(Code.MISSING_OBSERVATION))
+            .when(_col("p", "format") == Format.UNKNOWN.value, _lit(Code.UNKNOWN_PREDICTION))
+            .when(_col("o", "format") == Format.UNKNOWN.value, _lit(Code.UNKNOWN_OBSERVATION)))
 
 
 def code_columns() -> list[Column]:
@@ -123,19 +134,22 @@ def code_columns() -> list[Column]:
 
 def value_json(dim: str, prefix: str) -> Column:
     """A side's dimension value as JSON text (mirrors ``verdict.as_json(dimension_value)``)."""
-    name = "events" if dim == "row_events" else dim
-    c = F.col(f"{prefix}_{name}")
     if dim in ("error", "group"):
-        v = c.cast("string")
+        v = _col(prefix, dim).cast("string")
     elif dim in ("format", "cache"):
-        v = F.concat(F.lit('"'), c, F.lit('"'))
+        v = F.concat(F.lit('"'), _col(prefix, dim), F.lit('"'))
+    elif dim == "warnings":
+        v = F.to_json(_set(_list(prefix, dim, "bigint")))
+    elif dim == "unsafe":
+        v = F.to_json(_set(_list(prefix, dim, "string")))
     elif dim == "row_events":
-        v = F.to_json(F.array_sort(c))
+        v = F.to_json(F.sort_array(events(prefix)))
     else:
-        v = F.to_json(c)
-    return F.when(F.col(f"{prefix}_absent"), F.lit("null")).otherwise(F.coalesce(v, F.lit("null")))
+        raise ValueError(f"unknown dimension {dim!r}")
+    return F.when(F.col(f"{prefix}_present").isNull(), F.lit("null")).otherwise(F.coalesce(v, F.lit("null")))
 
 
 def unsafe_key() -> Column:
-    both = F.concat(F.col("p_unsafe"), F.col("o_unsafe"))
-    return F.array_join(F.array_sort(F.array_distinct(both)), ",")
+    p, o = _list("p", "unsafe", "string"), _list("o", "unsafe", "string")
+    return F.when((F.size(p) == 0) & (F.size(o) == 0), F.lit("")).otherwise(
+        F.array_join(_set(F.concat(p, o)), ","))

@@ -26,18 +26,17 @@ from predictor.records import DIMENSIONS
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
 
-_FIELDS = ("seq", "session", "sql", "error", "warnings", "unsafe", "format", "cache", "group", "row_events")
-_CASTS = {"seq": "bigint", "error": "bigint", "group": "bigint", "warnings": "array<bigint>"}
 
 
 class Engine(StrEnum):
+    ARROW = "arrow"  # per-run pyarrow join, columnar fast path + plain rules, in tasks (arrowengine.py)
     NATIVE = "native"  # Spark column expressions (columnar.py)
     PYTHON = "python"  # verdict.score per row in mapInArrow (pyengine.py)
 
 
 @dataclass(frozen=True)
 class JobOptions:
-    engine: Engine = Engine.NATIVE
+    engine: Engine = Engine.ARROW
     statement_limit: int = 50_000
     """Per-statement verdicts (junit's passing testcases) are collected only up to this many statements."""
 
@@ -51,20 +50,17 @@ class JobResult:
     seconds: float
 
 
-def _load_side(spark: SparkSession, files: Sequence[tuple[str, Path]], alias: str) -> DataFrame:
-    from pyspark.sql import functions as F
+def _joined(spark: SparkSession, files: dict[str, list[tuple[str, Path]]]) -> DataFrame:
+    """Flat joined records (``flatjoin.FLAT_SCHEMA``): one Spark task per run joins its two files."""
+    from pyspark.sql.pandas.types import from_arrow_schema
 
-    frames: list[DataFrame] = []
-    for run, path in files:
-        df = spark.read.parquet(str(path))
-        cols: list[Column] = [F.col(f"`{c}`").cast(_CASTS[c]).alias(c) if c in _CASTS else F.col(f"`{c}`")
-                              for c in _FIELDS]
-        frames.append(df.select(F.lit(run).alias("run"), F.col("seq").cast("bigint").alias("seq"),
-                                F.struct(*cols).alias(alias)))
-    out = frames[0]
-    for f in frames[1:]:
-        out = out.unionByName(f)
-    return out
+    from harness.compare.flatjoin import FLAT_SCHEMA, TASK_SCHEMA, join_runs
+
+    obs = dict(files["observed"])
+    rows = [(run, str(path), str(obs[run])) for run, path in files["predicted"]]
+    tasks = spark.createDataFrame(spark.sparkContext.parallelize(rows, max(1, len(rows))),
+                                  from_arrow_schema(TASK_SCHEMA))
+    return tasks.mapInArrow(join_runs, from_arrow_schema(FLAT_SCHEMA))
 
 
 def _verdicts(joined: DataFrame, engine: Engine) -> DataFrame:
@@ -74,16 +70,14 @@ def _verdicts(joined: DataFrame, engine: Engine) -> DataFrame:
         from pyspark.sql.pandas.types import from_arrow_schema
 
         from harness.compare.pyengine import OUTPUT_SCHEMA, score_batches
+
         return joined.mapInArrow(score_batches, from_arrow_schema(OUTPUT_SCHEMA))
-    p, o = F.col("p"), F.col("o")
-    flat = joined.select(
-        "run", "seq",
-        F.coalesce(p["session"], o["session"]).alias("session"),
-        F.coalesce(p["sql"], o["sql"]).alias("sql"),
-        *columnar.normalized(p, "p"), *columnar.normalized(o, "o"))
-    flat = flat.withColumn("whole", columnar.whole_record_code())
+    flat = joined.withColumn("whole", columnar.whole_record_code())
     return flat.select(
-        "run", "seq", "session", "sql", columnar.unsafe_key().alias("unsafe_key"),
+        "run", "seq",
+        F.coalesce(F.col("p_session"), F.col("o_session")).alias("session"),
+        F.coalesce(F.col("p_sql"), F.col("o_sql")).alias("sql"),
+        columnar.unsafe_key().alias("unsafe_key"),
         F.col("p_format").alias("pred_format"), F.col("o_format").alias("obs_format"),
         *columnar.code_columns(),
         *[columnar.value_json(d, "p").alias(f"pj_{d}") for d in DIMENSIONS],
@@ -110,10 +104,10 @@ def run_job(spark: SparkSession, files: dict[str, list[tuple[str, Path]]],
 
     started = time.monotonic()
     keep_statements = max(_input_rows(files[s]) for s in SIDES) <= options.statement_limit
+    if options.engine is Engine.ARROW:
+        return _run_arrow(spark, files, keep_statements, started)
     try:
-        pred, obs = (_load_side(spark, files[s], a) for s, a in zip(SIDES, ("p", "o"), strict=True))
-        joined = pred.join(obs, ["run", "seq"], "full_outer")
-        verdicts = _verdicts(joined, options.engine)
+        verdicts = _verdicts(_joined(spark, files), options.engine)
 
         codes = [F.col(f"code_{d}") for d in DIMENSIONS]
         any_mismatch = F.lit(False)
@@ -156,9 +150,12 @@ def _explode(grouped: pa.Table, column: str, fields: list[str]) -> pa.Table:
 
 
 def _explode_mismatches(grouped: pa.Table) -> pa.Table:
-    """One row per mismatching statement-dimension, sorted by run, seq and dimension order."""
     fields = ["seq", "session", *[f"{k}_{d}" for k in ("code", "pj", "oj") for d in DIMENSIONS]]
-    per_statement = _explode(grouped, "mismatched", fields)
+    return _mismatch_rows(_explode(grouped, "mismatched", fields))
+
+
+def _mismatch_rows(per_statement: pa.Table) -> pa.Table:
+    """One row per mismatching statement-dimension, sorted by run, seq and dimension order."""
     per_statement = per_statement.sort_by([("run", "ascending"), ("seq", "ascending")])
     out: dict[str, list[object]] = {k: [] for k in ("run", "seq", "session", "sql", "dimension", "code",
                                                       "predicted", "observed")}
@@ -182,3 +179,33 @@ MISMATCH_SCHEMA = pa.schema([
     pa.field("run", pa.string()), pa.field("seq", pa.int64()), pa.field("session", pa.string()),
     pa.field("sql", pa.string()), pa.field("dimension", pa.string()), pa.field("code", pa.string()),
     pa.field("predicted", pa.string()), pa.field("observed", pa.string())])
+
+
+def _run_arrow(spark: SparkSession, files: dict[str, list[tuple[str, Path]]], keep_statements: bool,
+               started: float) -> JobResult:
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    from harness.compare.arrowengine import OUTPUT_SCHEMA, TASK_SCHEMA, score_tasks
+
+    obs = dict(files["observed"])
+    rows = [(run, str(path), str(obs[run]), keep_statements) for run, path in files["predicted"]]
+    try:
+        tasks = spark.createDataFrame(spark.sparkContext.parallelize(rows, max(1, len(rows))),
+                                      from_arrow_schema(TASK_SCHEMA))
+        out = tasks.mapInArrow(score_tasks, from_arrow_schema(OUTPUT_SCHEMA)).toArrow()
+    except Exception as e:  # a worker's error arrives as a Java/py4j exception
+        text = [x for x in str(e).strip().splitlines() if "Error" in x or "Exception" in x]
+        raise CompareError(f"the Spark comparison failed: {text[-1] if text else type(e).__name__}") from None
+    kind = out["kind"]
+    agg_cols = ["run", "sql", "unsafe_key", "pred_format", "obs_format", "statements",
+                *[f"{k}_{d}" for d in DIMENSIONS for k in ("agree", "mismatch")]]
+    aggregates = out.filter(pc.equal(kind, "agg")).select(agg_cols)
+    mism_cols = ["run", "sql", "seq", "session",
+                 *[f"{k}_{d}" for k in ("code", "pj", "oj") for d in DIMENSIONS]]
+    mismatches = _mismatch_rows(out.filter(pc.equal(kind, "mismatch")).select(mism_cols))
+    statements = None
+    if keep_statements:
+        statements = out.filter(pc.equal(kind, "stmt")).select(
+            ["run", "seq", "session", "sql", *[f"code_{d}" for d in DIMENSIONS]])
+    count = int(pc.sum(aggregates["statements"]).as_py() or 0) if aggregates.num_rows else 0
+    return JobResult(aggregates, mismatches, statements, count, time.monotonic() - started)

@@ -24,16 +24,24 @@ OUTPUT_SCHEMA = pa.schema(
     + [pa.field(f"oj_{d}", pa.string()) for d in DIMENSIONS])
 
 
-def _record(d: dict[str, Any] | None) -> StatementRecord | None:
-    return None if d is None else StatementRecord.from_dict(d)
+_FIELDS = ("session", "sql", "error", "warnings", "unsafe", "format", "cache", "group")
+
+
+def _record(row: dict[str, Any], prefix: str) -> StatementRecord | None:
+    if row[f"{prefix}_present"] is None:
+        return None
+    d = {f: row[f"{prefix}_{f}"] for f in _FIELDS}
+    d["seq"] = row["seq"]
+    d["row_events"] = row[f"{prefix}_events"]
+    return StatementRecord.from_dict(d)
 
 
 def score_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """(run, seq, p, o) batches in, one verdict row per statement out."""
+    """Flat joined batches (``flatjoin.FLAT_SCHEMA``) in, one verdict row per statement out."""
     for batch in batches:
         cols: dict[str, list[Any]] = {f.name: [] for f in OUTPUT_SCHEMA}
         for row in batch.to_pylist():
-            p, o = _record(row["p"]), _record(row["o"])
+            p, o = _record(row, "p"), _record(row, "o")
             either = p if p is not None else o
             assert either is not None
             cols["run"].append(row["run"])

@@ -22,7 +22,7 @@ DEFAULT_MASTER = "local[*]"
 
 
 def compare(paths: Sequence[Path | str], out_dir: Path | str, *, master: str = DEFAULT_MASTER,
-            engine: Engine = Engine.NATIVE, statement_limit: int = 50_000,
+            engine: Engine = Engine.ARROW, statement_limit: int = 50_000,
             shuffle_partitions: int = 8) -> Report:
     """Compare every run below ``paths`` and write the report files into ``out_dir``."""
     runs = load_runs(paths)

@@ -57,12 +57,17 @@ def test_report_files(native: tuple[Report, Path]) -> None:
     assert sum(1 for c in cases if any(isinstance(r, Failure) for r in c.result)) == _report.mismatch_count
 
 
-def test_python_engine_agrees_with_native(native: tuple[Report, Path], runs: list[Path],
-                                          tmp_path: Path) -> None:
-    py = compare([runs[0].parent], tmp_path, master="local[2]", engine=Engine.PYTHON)
+@pytest.mark.parametrize("engine", [Engine.NATIVE, Engine.PYTHON])
+def test_engines_agree(native: tuple[Report, Path], runs: list[Path], tmp_path: Path, engine: Engine) -> None:
+    """The default (arrow) engine, Spark column expressions and the plain rules per row: same results."""
+    py = compare([runs[0].parent], tmp_path, master="local[2]", engine=engine)
     report, _ = native
     assert _rows(py) == _rows(report)
     assert py.summary["dimensions"] == report.summary["dimensions"]
+    assert py.statements is not None and report.statements is not None
+    cols = report.statements.column_names
+    key = [("run", "ascending"), ("seq", "ascending")]
+    assert py.statements.select(cols).sort_by(key).equals(report.statements.sort_by(key))
     assert py.aggregates.sort_by([(c, "ascending") for c in py.aggregates.column_names]).equals(
         report.aggregates.sort_by([(c, "ascending") for c in report.aggregates.column_names]))
 

@@ -1,0 +1,204 @@
+"""The arrow engine: each Spark task joins one run in pyarrow, scores it column-wise and aggregates it.
+
+Why: on Spark, moving every joined record into Spark's row format (mapInArrow output, nested lists) costs
+far more than the scoring itself; runs are independent, so a task can finish its run and hand Spark only
+aggregates and mismatches. Scoring is a columnar fast path plus the plain rules:
+
+- a statement whose two records are equal on every raw dimension value agrees everywhere (``unsafe``
+  EXCLUDED when not observable) -- decided with vectorised equality over the nested columns;
+- a missing side or an UNKNOWN format gives its whole-record code on every dimension (vectorised);
+- every other statement goes through ``verdict.score`` itself.
+
+So ``verdict`` stays the only source of the codes; the columnar part only recognises plain agreement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from harness.compare.codes import Code, Outcome
+from harness.compare.columnar import EXCLUDED
+from harness.compare.flatjoin import join_table
+from harness.compare.verdict import UNSAFE_NOTE, as_json, dimension_value, score, unsafe_key
+from predictor.records import DIMENSIONS, Format, StatementRecord
+
+_S = pa.string()
+OUTPUT_SCHEMA = pa.schema(
+    [pa.field("kind", _S), pa.field("run", _S), pa.field("sql", _S), pa.field("unsafe_key", _S),
+     pa.field("pred_format", _S), pa.field("obs_format", _S), pa.field("statements", pa.int64())]
+    + [pa.field(f"{k}_{d}", pa.int64()) for d in DIMENSIONS for k in ("agree", "mismatch")]
+    + [pa.field("seq", pa.int64()), pa.field("session", _S)]
+    + [pa.field(f"{k}_{d}", _S) for k in ("code", "pj", "oj") for d in DIMENSIONS])
+TASK_SCHEMA = pa.schema([pa.field("run", _S), pa.field("predicted", _S), pa.field("observed", _S),
+                         pa.field("keep", pa.bool_())])
+_RAW = {"error": "error", "warnings": "warnings", "unsafe": "unsafe", "format": "format", "cache": "cache",
+        "group": "group", "row_events": "events"}
+
+
+def _none(a: Any) -> Any:
+    return a == None  # noqa: E711 -- elementwise on numpy object arrays
+
+
+def _is(a: Any, value: str) -> Any:
+    return np.equal(a, value)
+
+
+def rows_equal(a: pa.Array, b: pa.Array) -> np.ndarray:
+    """Per row: a == b, nested lists and structs included; a null list equals an empty one."""
+    n = len(a)
+    if pa.types.is_list(a.type):
+        la = pc.fill_null(pc.list_value_length(a), 0).to_numpy(zero_copy_only=False)
+        lb = pc.fill_null(pc.list_value_length(b), 0).to_numpy(zero_copy_only=False)
+        eq: np.ndarray = la == lb
+        idx = np.nonzero(eq & (la > 0))[0]
+        if len(idx):
+            sa, sb = a.take(pa.array(idx)), b.take(pa.array(idx))
+            el = rows_equal(pc.list_flatten(sa), pc.list_flatten(sb))
+            parents = pc.list_parent_indices(sa).to_numpy(zero_copy_only=False)
+            eq[idx[np.unique(parents[~el])]] = False
+        return eq
+    if pa.types.is_struct(a.type):
+        out = np.ones(n, dtype=bool)
+        for i in range(a.type.num_fields):
+            out &= rows_equal(pc.struct_field(a, [i]), pc.struct_field(b, [i]))
+        return out
+    same = pc.fill_null(pc.equal(a, b), False)
+    both_null = pc.and_(pc.is_null(a), pc.is_null(b))
+    return np.asarray(pc.or_(same, both_null).to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def _has_note(warnings: pa.Array) -> np.ndarray:
+    out = np.zeros(len(warnings), dtype=bool)
+    flat = pc.list_flatten(warnings)
+    if len(flat):
+        hit = pc.equal(flat, UNSAFE_NOTE).to_numpy(zero_copy_only=False)
+        out[pc.list_parent_indices(warnings).to_numpy(zero_copy_only=False)[hit]] = True
+    return out
+
+
+def _record(t: dict[str, list[Any]], prefix: str, i: int) -> StatementRecord | None:
+    if t[f"{prefix}_present"][i] is None:
+        return None
+    return StatementRecord.from_dict({
+        "seq": t["seq"][i], "session": t[f"{prefix}_session"][i], "sql": t[f"{prefix}_sql"][i],
+        "error": t[f"{prefix}_error"][i], "warnings": t[f"{prefix}_warnings"][i],
+        "unsafe": t[f"{prefix}_unsafe"][i], "format": t[f"{prefix}_format"][i],
+        "cache": t[f"{prefix}_cache"][i], "group": t[f"{prefix}_group"][i],
+        "row_events": t[f"{prefix}_events"][i]})
+
+
+def _col(t: pa.Table, name: str) -> pa.Array:
+    c = t[name]
+    return c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c
+
+
+def score_run(run: str, t: pa.Table, keep_statements: bool) -> pa.Table:
+    """Aggregate rows, mismatch rows and (optionally) statement rows of one joined run (OUTPUT_SCHEMA)."""
+    n = t.num_rows
+    pp = pc.is_valid(_col(t, "p_present")).to_numpy(zero_copy_only=False)
+    op = pc.is_valid(_col(t, "o_present")).to_numpy(zero_copy_only=False)
+    pf = np.asarray(pc.fill_null(_col(t, "p_format"), "").to_numpy(zero_copy_only=False), dtype=object)
+    of = np.asarray(pc.fill_null(_col(t, "o_format"), "").to_numpy(zero_copy_only=False), dtype=object)
+    whole = np.full(n, None, dtype=object)
+    whole[pp & (of == Format.UNKNOWN.value)] = Code.UNKNOWN_OBSERVATION.value
+    whole[pp & (pf == Format.UNKNOWN.value)] = Code.UNKNOWN_PREDICTION.value
+    whole[~op] = Code.MISSING_OBSERVATION.value
+    whole[~pp] = Code.MISSING_PREDICTION.value
+    known = _none(whole)
+    equal = known.copy()
+    for d in DIMENSIONS:
+        idx = np.nonzero(equal)[0]
+        if not len(idx):
+            break
+        sel = pa.array(idx)
+        ok = rows_equal(_col(t, f"p_{_RAW[d]}").take(sel), _col(t, f"o_{_RAW[d]}").take(sel))
+        equal[idx[~ok]] = False
+    observable = (of == Format.STATEMENT.value) | _has_note(_col(t, "o_warnings"))
+    codes = {d: np.full(n, None, dtype=object) for d in DIMENSIONS}
+    for d in DIMENSIONS:
+        codes[d][~known] = whole[~known]
+    codes["unsafe"][equal & ~observable] = EXCLUDED
+    pu = pc.fill_null(pc.list_value_length(_col(t, "p_unsafe")), 0).to_numpy(zero_copy_only=False)
+    ou = pc.fill_null(pc.list_value_length(_col(t, "o_unsafe")), 0).to_numpy(zero_copy_only=False)
+    ukey = np.full(n, "", dtype=object)
+    slow = np.nonzero(~equal | (pu > 0) | (ou > 0))[0]  # rows the plain rules decide (or key)
+    mism_any = np.zeros(n, dtype=bool)
+    for d in DIMENSIONS:
+        mism_any |= ~_none(codes[d]) & ~_is(codes[d], EXCLUDED)
+    pj = {d: np.full(n, None, dtype=object) for d in DIMENSIONS}
+    oj = {d: np.full(n, None, dtype=object) for d in DIMENSIONS}
+    if len(slow):
+        sub = t.take(pa.array(slow)).to_pydict()
+        for k, i in enumerate(slow):
+            p, o = _record(sub, "p", k), _record(sub, "o", k)
+            ukey[i] = unsafe_key(p, o)
+            if equal[i]:
+                continue
+            for v in score(p, o):
+                codes[v.dimension][i] = (EXCLUDED if v.outcome is Outcome.EXCLUDED
+                                         else None if v.code is None else v.code.value)
+                pj[v.dimension][i], oj[v.dimension][i] = v.predicted, v.observed
+        mism_any[:] = False
+        for d in DIMENSIONS:
+            mism_any |= ~_none(codes[d]) & ~_is(codes[d], EXCLUDED)
+    sql = pc.coalesce(_col(t, "p_sql"), _col(t, "o_sql"))
+    session = pc.coalesce(_col(t, "p_session"), _col(t, "o_session"))
+    keys = {"sql": sql, "unsafe_key": pa.array(ukey, _S), "pred_format": _col(t, "p_format"),
+            "obs_format": _col(t, "o_format")}
+    ind: dict[str, Any] = {"statements": np.ones(n, dtype=np.int64)}
+    for d in DIMENSIONS:
+        c = codes[d]
+        ind[f"agree_{d}"] = _none(c).astype(np.int64)
+        ind[f"mismatch_{d}"] = (~_none(c) & ~_is(c, EXCLUDED)).astype(np.int64)
+    long = pa.table({**keys, **{k: pa.array(v) for k, v in ind.items()}})
+    agg = long.group_by(list(keys), use_threads=False).aggregate([(k, "sum") for k in ind])
+    agg = agg.rename_columns([c.removesuffix("_sum") for c in agg.column_names])
+    parts = [_shape(agg.append_column("kind", pa.array(["agg"] * agg.num_rows, _S)), run)]
+    mrows = np.nonzero(mism_any)[0]
+    if len(mrows):
+        sel = pa.array(mrows)
+        m: dict[str, Any] = {"kind": pa.array(["mismatch"] * len(mrows), _S), "sql": sql.take(sel),
+                             "seq": _col(t, "seq").take(sel), "session": session.take(sel)}
+        for d in DIMENSIONS:
+            m[f"code_{d}"] = pa.array(codes[d][mrows], _S)
+            m[f"pj_{d}"] = pa.array([x if x is not None else _json_of(t, "p", d, i)
+                                     for x, i in zip(pj[d][mrows], mrows.tolist(), strict=True)], _S)
+            m[f"oj_{d}"] = pa.array([x if x is not None else _json_of(t, "o", d, i)
+                                     for x, i in zip(oj[d][mrows], mrows.tolist(), strict=True)], _S)
+        parts.append(_shape(pa.table(m), run))
+    if keep_statements:
+        s: dict[str, Any] = {"kind": pa.array(["stmt"] * n, _S), "sql": sql, "seq": _col(t, "seq"),
+                             "session": session}
+        for d in DIMENSIONS:
+            s[f"code_{d}"] = pa.array(codes[d], _S)
+        parts.append(_shape(pa.table(s), run))
+    return pa.concat_tables(parts)
+
+
+def _json_of(t: pa.Table, prefix: str, dim: str, i: int) -> str:
+    """JSON of a whole-record mismatch's value (rows the plain rules did not visit)."""
+    row = t.slice(i, 1).to_pydict()
+    rec = _record(row, prefix, 0)
+    return as_json(dimension_value(rec, dim))
+
+
+def _shape(part: pa.Table, run: str) -> pa.Table:
+    n = part.num_rows
+    cols = {f.name: (pa.array([run] * n, _S) if f.name == "run" else
+                     part[f.name].cast(f.type) if f.name in part.column_names else pa.nulls(n, f.type))
+            for f in OUTPUT_SCHEMA}
+    return pa.table(cols, schema=OUTPUT_SCHEMA)
+
+
+def score_tasks(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """``mapInArrow`` function: (run, predicted, observed, keep) rows in, OUTPUT_SCHEMA rows out."""
+    for batch in batches:
+        for row in batch.to_pylist():
+            joined = join_table(row["run"], row["predicted"], row["observed"])
+            out = score_run(row["run"], joined, row["keep"])
+            yield from out.to_batches(max_chunksize=65536)
