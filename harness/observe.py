@@ -169,6 +169,8 @@ class _Attribution:
                 sc -= 0.1
             if best is None or sc > best[0]:
                 best = (sc, k)
+                if sc >= 3.0:
+                    break  # an exact, unmatched text: nothing later can score higher (earliest wins ties)
         threshold = 2.0 if u.text is not None else 1.0
         return best if best is not None and best[0] >= threshold - 0.1 else None
 

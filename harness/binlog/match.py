@@ -7,6 +7,8 @@ Scores: 3 same text; 2 same after dropping comments, quotes, DEFINER= and option
 
 from __future__ import annotations
 
+import functools
+
 import re
 
 _COMMENT = re.compile(r"/\*.*?\*/|(?:--|#)[^\n]*", re.S)
@@ -28,11 +30,13 @@ _BOUNDARY = frozenset(("begin", "start transaction", "commit", "rollback", "comm
 _READ_ONLY = ("select", "show", "set ", "use ", "describe", "desc ", "explain", "help", "do sleep")
 
 
+@functools.lru_cache(maxsize=8192)
 def norm(sql: str) -> str:
     """Case-folded text with whitespace collapsed and a trailing delimiter removed."""
     return _SPACE.sub(" ", sql).strip().rstrip(";").strip().casefold()
 
 
+@functools.lru_cache(maxsize=8192)
 def loose(sql: str) -> str:
     """``norm`` without comments, backquotes and the optional words of ROLLBACK TO SAVEPOINT."""
     s = norm(_COMMENT.sub(" ", sql)).replace("`", "")
