@@ -23,13 +23,15 @@ import pyarrow.compute as pc
 
 from harness.compare.codes import Code, Outcome
 from harness.compare.columnar import EXCLUDED
+from harness.compare.fingerprint import fingerprint
 from harness.compare.flatjoin import join_table
 from harness.compare.verdict import UNSAFE_NOTE, as_json, dimension_value, score, unsafe_key
 from predictor.records import DIMENSIONS, Format, StatementRecord
 
 _S = pa.string()
 OUTPUT_SCHEMA = pa.schema(
-    [pa.field("kind", _S), pa.field("run", _S), pa.field("sql", _S), pa.field("unsafe_key", _S),
+    [pa.field("kind", _S), pa.field("run", _S), pa.field("sql", _S), pa.field("fingerprint", _S),
+     pa.field("unsafe_key", _S),
      pa.field("pred_format", _S), pa.field("obs_format", _S), pa.field("statements", pa.int64())]
     + [pa.field(f"{k}_{d}", pa.int64()) for d in DIMENSIONS for k in ("agree", "mismatch")]
     + [pa.field("seq", pa.int64()), pa.field("session", _S)]
@@ -148,8 +150,10 @@ def score_run(run: str, t: pa.Table, keep_statements: bool) -> pa.Table:
             mism_any |= ~_none(codes[d]) & ~_is(codes[d], EXCLUDED)
     sql = pc.coalesce(_col(t, "p_sql"), _col(t, "o_sql"))
     session = pc.coalesce(_col(t, "p_session"), _col(t, "o_session"))
-    keys = {"sql": sql, "unsafe_key": pa.array(ukey, _S), "pred_format": _col(t, "p_format"),
-            "obs_format": _col(t, "o_format")}
+    # aggregate by statement shape, not text: fingerprints are cached per worker process, so each distinct
+    # text is tokenized once per worker and the aggregates stay small
+    keys = {"fingerprint": _fingerprints(sql), "unsafe_key": pa.array(ukey, _S),
+            "pred_format": _col(t, "p_format"), "obs_format": _col(t, "o_format")}
     ind: dict[str, Any] = {"statements": np.ones(n, dtype=np.int64)}
     for d in DIMENSIONS:
         c = codes[d]
@@ -178,6 +182,12 @@ def score_run(run: str, t: pa.Table, keep_statements: bool) -> pa.Table:
             s[f"code_{d}"] = pa.array(codes[d], _S)
         parts.append(_shape(pa.table(s), run))
     return pa.concat_tables(parts)
+
+
+def _fingerprints(sql: pa.Array) -> pa.Array:
+    encoded = pc.dictionary_encode(sql)
+    shapes = pa.array([fingerprint(x) if x is not None else "" for x in encoded.dictionary.to_pylist()], _S)
+    return pc.take(shapes, encoded.indices)
 
 
 def _json_of(t: pa.Table, prefix: str, dim: str, i: int) -> str:

@@ -1,4 +1,4 @@
-"""The rules of ``verdict`` as Spark column expressions, so the job never calls Python per row.
+"""The rules of ``verdict`` as Spark column expressions (the native engine: no Python per row).
 
 ``verdict`` stays the source of truth; ``tests/compare/test_spark.py`` proves both engines give the same
 verdicts. Input: flat columns ``p_*`` and ``o_*`` (``flatjoin.FLAT_SCHEMA``), ``p_present``/``o_present``

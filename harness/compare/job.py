@@ -43,7 +43,7 @@ class JobOptions:
 
 @dataclass(frozen=True)
 class JobResult:
-    aggregates: pa.Table  # run, sql, unsafe_key, pred_format, obs_format, statements, agree_/mismatch_<dim>
+    aggregates: pa.Table  # run, sql or fingerprint, unsafe_key, pred/obs_format, statements, agree_/mismatch_
     mismatches: pa.Table  # run, seq, session, sql, dimension, code, predicted, observed
     statements: pa.Table | None  # run, seq, session, sql, code_<dim>; None above statement_limit
     statement_count: int
@@ -197,7 +197,7 @@ def _run_arrow(spark: SparkSession, files: dict[str, list[tuple[str, Path]]], ke
         text = [x for x in str(e).strip().splitlines() if "Error" in x or "Exception" in x]
         raise CompareError(f"the Spark comparison failed: {text[-1] if text else type(e).__name__}") from None
     kind = out["kind"]
-    agg_cols = ["run", "sql", "unsafe_key", "pred_format", "obs_format", "statements",
+    agg_cols = ["run", "fingerprint", "unsafe_key", "pred_format", "obs_format", "statements",
                 *[f"{k}_{d}" for d in DIMENSIONS for k in ("agree", "mismatch")]]
     aggregates = out.filter(pc.equal(kind, "agg")).select(agg_cols)
     mism_cols = ["run", "sql", "seq", "session",

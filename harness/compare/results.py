@@ -67,7 +67,8 @@ def _sum(table: pa.Table, column: str) -> int:
 
 def build(result: JobResult, runs: Sequence[RunInfo], *, engine: str = "") -> Report:
     agg = _with_run_columns(result.aggregates, runs)
-    agg = agg.append_column("fingerprint", _fingerprints(agg["sql"]))
+    if "fingerprint" not in agg.column_names:
+        agg = agg.append_column("fingerprint", _fingerprints(agg["sql"]))
 
     # summary: overall, per run, per server
     def counts(t: pa.Table) -> dict[str, Any]:

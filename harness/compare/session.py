@@ -30,7 +30,7 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
 @contextmanager
-def spark_session(master: str = "local[*]", *, shuffle_partitions: int = 8,
+def spark_session(master: str = "local[*]", *, shuffle_partitions: int = 8, driver_memory: str = "4g",
                   app: str = "rplay-compare") -> Iterator[SparkSession]:
     try:
         from pyspark.sql import SparkSession
@@ -53,6 +53,8 @@ def spark_session(master: str = "local[*]", *, shuffle_partitions: int = 8,
                    .config("spark.executor.extraJavaOptions", java_opts)
                    .config("spark.local.dir", tmp)
                    .config("spark.sql.shuffle.partitions", str(shuffle_partitions))
+                   .config("spark.driver.memory", driver_memory)
+                   .config("spark.driver.maxResultSize", "0")
                    .config("spark.sql.adaptive.enabled", "true")
                    .config("spark.pyspark.python", sys.executable)
                    .config("spark.executorEnv.PYTHONPATH", pythonpath)
