@@ -9,6 +9,7 @@ MariaDB profile (predict-only cases) are skipped. One pair serves every cell, re
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -58,39 +59,62 @@ def corpus_files(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("*.sql") if p.is_file())
 
 
-def run_cells(todo: Sequence[Cell], runs_dir: Path, server: str = "local:mariadb",
+def run_cells(todo: Sequence[Cell], runs_dir: Path, server: str = "local:mariadb", workers: int = 3,
               progress: Progress | None = None) -> tuple[int, list[str]]:
-    """Run every cell on one reused pair; returns (runs written, failures)."""
+    """Run every cell on ``workers`` reused pairs in parallel; returns (runs written, failures).
+
+    A run mostly waits on its servers, so a few pairs side by side finish the corpus several times faster
+    than one. Pairs are started from the calling thread (their cleanup hooks need it); a pair whose server
+    died is replaced by the worker that saw it.
+    """
     spec = ServerSpec.parse(server)
     backend = open_backend(spec)
     prog = progress or Progress("demo")
     failures: list[str] = []
     done = 0
-    pair: Pair | None = None
+    lock = threading.Lock()
+    queue: list[Cell] = list(todo)
+    pairs: list[Pair] = []
     try:
-        for i, cell in enumerate(todo):
-            if pair is None:
-                pair = backend.start_pair({})
-            out = runs_dir / cell.path.parent.name / cell.path.stem / cell.label
-            try:
-                run_workload(cell.workload, pair, dict(cell.session_vars), {}, out, server=str(spec),
-                             reset=True)
-                done += 1
-            except ServerGoneError as e:
-                failures.append(f"{cell.path} [{cell.label}]: {e}")
-                pair.close()
-                pair = None
-            except RplayError as e:
-                failures.append(f"{cell.path} [{cell.label}]: {e}")
-            prog.update(i + 1, len(todo))
+        for _ in range(max(1, min(workers, len(todo)))):
+            pairs.append(backend.start_pair({}))
+
+        def work(slot: int) -> None:
+            nonlocal done
+            while True:
+                with lock:
+                    if not queue:
+                        return
+                    cell = queue.pop(0)
+                pair = pairs[slot]
+                out = runs_dir / cell.path.parent.name / cell.path.stem / cell.label
+                try:
+                    run_workload(cell.workload, pair, dict(cell.session_vars), {}, out, server=str(spec),
+                                 reset=True)
+                    with lock:
+                        done += 1
+                except RplayError as e:
+                    with lock:
+                        failures.append(f"{cell.path} [{cell.label}]: {e}")
+                    if isinstance(e, ServerGoneError):
+                        return  # this pair is gone; the other workers finish the queue
+                with lock:
+                    prog.update(done + len(failures), len(todo))
+
+        threads = [threading.Thread(target=work, args=(i,), name=f"rplay-demo-{i}") for i in range(len(pairs))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
     finally:
-        if pair is not None:
+        for pair in pairs:
             pair.close()
         prog.close()
     return done, failures
 
 
-def demo(corpus: Path, out: Path, server: str = "local:mariadb", spark_master: str = "local[*]") -> int:
+def demo(corpus: Path, out: Path, server: str = "local:mariadb", spark_master: str = "local[*]",
+         workers: int = 3) -> int:
     from harness.compare import compare
 
     t0 = time.monotonic()
@@ -98,7 +122,7 @@ def demo(corpus: Path, out: Path, server: str = "local:mariadb", spark_master: s
     runs_dir = out / "runs"
     print(f"rplay demo: {len(todo)} runs of {len({c.path for c in todo})} seed workloads on {server}",
           file=sys.stderr)
-    done, failures = run_cells(todo, runs_dir, server)
+    done, failures = run_cells(todo, runs_dir, server, workers)
     t_runs = time.monotonic() - t0
     for f in failures:
         print(f"  run failed: {f}", file=sys.stderr)

@@ -19,6 +19,7 @@ def register(sub: Any) -> None:
     p.add_argument("--out", type=Path, default=Path("reports/demo"), help="output directory")
     p.add_argument("--server", default="local:mariadb", help="server spec (default local:mariadb)")
     p.add_argument("--spark-master", default="local[*]", metavar="URL")
+    p.add_argument("--workers", type=int, default=3, help="server pairs run side by side (default 3)")
     p.set_defaults(func=_main)
 
 
@@ -28,4 +29,4 @@ def _main(args: argparse.Namespace) -> int:
 
     if not args.corpus.is_dir():
         raise UsageError(f"corpus directory not found: {args.corpus}")
-    return demo(args.corpus, args.out, args.server, args.spark_master)
+    return demo(args.corpus, args.out, args.server, args.spark_master, args.workers)
