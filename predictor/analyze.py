@@ -129,7 +129,7 @@ def analyze(sql: str) -> StatementInfo:
     if isinstance(tree, Unparsed):
         return StatementInfo(Kind.UNKNOWN, unknown_reason=tree.reason)
     try:
-        return analyze_tree(tree)
+        return analyze_tree(tree)  # type: ignore[arg-type]
     except Exception as e:  # a shape we did not expect: UNKNOWN, never a traceback
         return StatementInfo(Kind.UNKNOWN, unknown_reason=f"cannot analyse {type(tree).__name__}: {e}")
 
@@ -445,8 +445,8 @@ def _create(tree: exp.Create) -> StatementInfo:
         return StatementInfo(Kind.CREATE_TABLE, temporary=temporary, if_not_exists=exists, table_def=table,
                              engine=engine, targets=(name,), name=name)
     if kind == "VIEW":
-        sel = _select(tree.expression) if tree.expression is not None else None
-        return StatementInfo(Kind.CREATE_VIEW, name=name, select=sel, targets=(name,),
+        view_sel = _select(tree.expression) if tree.expression is not None else None
+        return StatementInfo(Kind.CREATE_VIEW, name=name, select=view_sel, targets=(name,),
                              replace=bool(tree.args.get("replace")))
     if kind == "SEQUENCE":
         return StatementInfo(Kind.CREATE_SEQUENCE, name=name, targets=(name,), if_not_exists=exists,

@@ -197,7 +197,7 @@ def handle_dml(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -
     b.error = out.error
     b.warnings |= out.warnings
     b.unsafe |= out.unsafe
-    if out.error is not None or not out.logged and not out.row_writes:
+    if out.error is not None or (not out.logged and not out.row_writes):
         return
     if out.writes_trans:
         s.trx_has_trans_write = s.trx_has_trans_write or s.multi_stmt_mode

@@ -8,7 +8,6 @@ Scores: 3 same text; 2 same after dropping comments, quotes, DEFINER= and option
 from __future__ import annotations
 
 import functools
-
 import re
 
 _COMMENT = re.compile(r"/\*.*?\*/|(?:--|#)[^\n]*", re.S)
