@@ -16,10 +16,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import sqlglot  # noqa: E402
+import sqlglot
 
-from predictor.predict import predict_workload  # noqa: E402
-from predictor.workload import parse_workload  # noqa: E402
+from predictor.predict import predict_workload
+from predictor.workload import parse_workload
 
 TEMPLATES = [
     "INSERT INTO t{k} (id, a, b) VALUES ({i}, {j}, 'v{j}')",
