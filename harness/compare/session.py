@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,15 +14,8 @@ from predictor.exceptions import CompareError
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-_LOG4J = """\
-rootLogger.level = error
-rootLogger.appenderRef.stderr.ref = console
-appender.console.type = Console
-appender.console.name = console
-appender.console.target = SYSTEM_ERR
-appender.console.layout.type = PatternLayout
-appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
-"""
+LOG4J_CONF = Path(__file__).with_name("log4j2.properties")
+"""Spark's JVM logs errors only. A file in the package: a temp dir here was re-created after cleanup."""
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 """Put on the Python workers' path so they can import harness/predictor (the python engine needs it)."""
@@ -40,34 +32,30 @@ def spark_session(master: str = "local[*]", *, shuffle_partitions: int = 8, driv
     os.environ["PYSPARK_PYTHON"] = sys.executable
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
     pythonpath = os.pathsep.join(p for p in (str(PROJECT_ROOT), os.environ.get("PYTHONPATH", "")) if p)
-    with tempfile.TemporaryDirectory(prefix="rplay-spark-") as tmp:
-        log_conf = Path(tmp) / "log4j2.properties"
-        log_conf.write_text(_LOG4J, encoding="utf-8")
-        java_opts = f"-Dlog4j2.configurationFile={log_conf.as_uri()}"
-        builder = (SparkSession.builder.master(master).appName(app)
-                   .config("spark.driver.host", "127.0.0.1")
-                   .config("spark.driver.bindAddress", "127.0.0.1")
-                   .config("spark.ui.enabled", "false")
-                   .config("spark.ui.showConsoleProgress", "false")
-                   .config("spark.driver.extraJavaOptions", java_opts)
-                   .config("spark.executor.extraJavaOptions", java_opts)
-                   .config("spark.local.dir", tmp)
-                   .config("spark.sql.shuffle.partitions", str(shuffle_partitions))
-                   .config("spark.driver.memory", driver_memory)
-                   .config("spark.driver.maxResultSize", "0")
-                   .config("spark.sql.adaptive.enabled", "true")
-                   .config("spark.pyspark.python", sys.executable)
-                   .config("spark.executorEnv.PYTHONPATH", pythonpath)
-                   .config("spark.executorEnv.SPARK_LOCAL_IP", "127.0.0.1"))
-        try:
-            spark = builder.getOrCreate()
-        except Exception as e:  # py4j / pyspark raise many types when Java or the master is unusable
-            raise CompareError(f"could not start Spark on {master!r}: {_first_line(e)}") from None
-        try:
-            spark.sparkContext.setLogLevel("ERROR")
-            yield spark
-        finally:
-            spark.stop()
+    java_opts = f"-Dlog4j2.configurationFile={LOG4J_CONF.as_uri()}"
+    builder = (SparkSession.builder.master(master).appName(app)
+               .config("spark.driver.host", "127.0.0.1")
+               .config("spark.driver.bindAddress", "127.0.0.1")
+               .config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")
+               .config("spark.driver.extraJavaOptions", java_opts)
+               .config("spark.executor.extraJavaOptions", java_opts)
+               .config("spark.sql.shuffle.partitions", str(shuffle_partitions))
+               .config("spark.driver.memory", driver_memory)
+               .config("spark.driver.maxResultSize", "0")
+               .config("spark.sql.adaptive.enabled", "true")
+               .config("spark.pyspark.python", sys.executable)
+               .config("spark.executorEnv.PYTHONPATH", pythonpath)
+               .config("spark.executorEnv.SPARK_LOCAL_IP", "127.0.0.1"))
+    try:
+        spark = builder.getOrCreate()
+    except Exception as e:  # py4j / pyspark raise many types when Java or the master is unusable
+        raise CompareError(f"could not start Spark on {master!r}: {_first_line(e)}") from None
+    try:
+        spark.sparkContext.setLogLevel("ERROR")
+        yield spark
+    finally:
+        spark.stop()
 
 
 def _first_line(e: BaseException) -> str:
