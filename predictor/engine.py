@@ -14,6 +14,7 @@ from predictor.analyze import DML_KINDS, Kind, Op, StatementInfo
 from predictor.binlog import Binlog, Builder
 from predictor.catalog import Catalog, Column, Routine, Table, Trigger, View
 from predictor.context import Context
+from predictor.data import DataModel
 from predictor.decide import decide, gtid_consistency
 from predictor.images import images
 from predictor.profiles import Profile
@@ -48,6 +49,7 @@ class Predictor:
         self.memo: dict[tuple[object, ...], _Outcome] = {}
         self.memo_infos: dict[int, StatementInfo] = {}
         self.memo_names: dict[int, tuple[str, ...]] = {}
+        self.data = DataModel()
 
     # ---- sessions and transactions -------------------------------------------------------------
 
@@ -63,6 +65,8 @@ class Predictor:
         s.reset_trx()
 
     def rollback(self, s: SessionState) -> None:
+        for name in s.trx_tables:
+            self.data.forget(name)  # the keys a rolled-back transaction inserted are gone again
         fmt = s.binlog_format
         keep = s.trx_keep_log or (s.trx_modified_nontrans and fmt == "STATEMENT") or (
             s.trx_nontrans_temp and fmt == "MIXED")
@@ -194,12 +198,20 @@ def handle_dml(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -
             p.memo.clear()
         p.memo[key] = out
         p.memo_infos[id(info)] = info  # keep the info alive while its id is a key
+    if out.error is None:
+        out = _with_key_checks(p, b.sql, info, s, out)
+    _apply(p, b, info, s, out)
+
+
+def _apply(p: Predictor, b: Builder, info: StatementInfo, s: SessionState, out: _Outcome) -> None:
     b.error = out.error
     b.warnings |= out.warnings
     b.unsafe |= out.unsafe
-    if out.error is not None or (not out.logged and not out.row_writes):
+    if out.error is not None and not out.logged:
         return
-    if out.writes_trans:
+    if not out.logged and not out.row_writes:
+        return
+    if out.writes_trans and out.error is None:
         s.trx_has_trans_write = s.trx_has_trans_write or s.multi_stmt_mode
     if out.writes_nontrans and s.multi_stmt_mode:
         s.trx_modified_nontrans = True
@@ -210,6 +222,52 @@ def handle_dml(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -
         seq = b.seq
         p.end_statement(s, [x if x.seq == seq else x.at(seq) for x in out.stmt_cache],
                         [x if x.seq == seq else x.at(seq) for x in out.trx])
+
+
+def _with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, out: _Outcome) -> _Outcome:
+    """Duplicate keys of INSERT ... VALUES into a tracked table: 1062, partial inserts, IGNORE'd rows."""
+    if info.kind is Kind.REPLACE or info.kind is Kind.LOAD or info.select_source:
+        for w in info.writes:
+            p.data.forget(w.table)
+        return out
+    if info.kind is not Kind.INSERT or not info.writes:
+        for w in info.writes:
+            if info.kind is Kind.DELETE and "where" not in info.extra and not info.multi_table:
+                t = lookup(w.table, p.catalog, s)
+                if t is not None:
+                    p.data.clear(t)
+            elif info.kind is Kind.DELETE or (w.columns is not None and _touches_key(p, w.table, w.columns, s)):
+                p.data.forget(w.table)
+        return out
+    t = lookup(info.writes[0].table, p.catalog, s)
+    if t is None or t.temporary:
+        return out
+    trans = p.profile.engine(t.engine).transactional
+    res = p.data.insert(t, sql, info.ignore, commit=not trans)
+    if trans and s.multi_stmt_mode:
+        s.trx_tables.add(t.name.lower())
+    if res is None or (res.dup_at is None and not res.ignored):
+        return out
+    if res.dup_at is None:  # INSERT IGNORE skipped rows
+        warnings = out.warnings | {1062}
+        if res.ignored < res.rows:
+            return replace(out, warnings=warnings)
+        # nothing changed: no row events; a statement-format query is still logged
+        return replace(out, warnings=warnings, stmt_cache=tuple(x for x in out.stmt_cache if not x.rows),
+                       trx=tuple(x for x in out.trx if not x.rows),
+                       logged=any(not x.rows for x in (*out.stmt_cache, *out.trx)))
+    if trans or res.dup_at == 0:
+        return replace(out, error=1062, logged=False, stmt_cache=(), trx=(), row_writes=())
+    # a non-transactional table keeps the rows before the duplicate: logged, with the error
+    return replace(out, error=1062, warnings=out.warnings | {1196})
+
+
+def _touches_key(p: Predictor, table: str, columns: tuple[str, ...], s: SessionState) -> bool:
+    t = lookup(table, p.catalog, s)
+    if t is None:
+        return True
+    cols = {c.lower() for c in columns}
+    return any(c.lower() in cols for k in t.unique_keys for c in k.columns)
 
 
 def _decide_dml(p: Predictor, seq: int, info: StatementInfo, s: SessionState) -> _Outcome:
@@ -226,6 +284,8 @@ def _decide_dml(p: Predictor, seq: int, info: StatementInfo, s: SessionState) ->
         return outcome(ER_NO_SUCH_TABLE)
     if not ctx.access.writes:
         return outcome(logged=False)  # a SELECT/DO that writes nothing is not logged
+    if info.kind in (Kind.UPDATE, Kind.DELETE) and info.limit == 0 and p.profile.LIMIT_ZERO_SAFE:
+        return outcome(logged=False)  # MariaDB does not even run (or log) a LIMIT 0 change
     ctx.unsafe = classify(ctx)
     if not s.log_bin:
         return outcome(logged=False)
@@ -242,8 +302,9 @@ def _decide_dml(p: Predictor, seq: int, info: StatementInfo, s: SessionState) ->
     if ctx.row_format:
         for u in ctx.access.writes:
             t = u.table
-            if t.temporary or not p.profile.engine(t.engine).replicated:
-                continue
+            eng = p.profile.engine(t.engine)
+            if t.temporary or not eng.replicated or eng.self_logging:
+                continue  # a self-logging engine (NDB) writes its own rows through the injector
             if not _changes_rows(p, info, t, u.op, s):
                 continue
             if p.profile.engine(t.engine).name == "blackhole" and u.op is not Op.INSERT:
@@ -253,7 +314,8 @@ def _decide_dml(p: Predictor, seq: int, info: StatementInfo, s: SessionState) ->
             before, after = images(t, u.op, u.columns, s.row_image, p.profile)
             piece = Piece(seq, True, not ctx.trans(t), t.name, before, after, _ROW_TYPE[u.op])
             (trx if ctx.trans(t) else stmt_cache).append(piece)
-    elif _statement_logged(ctx):
+    elif _statement_logged(ctx) and not all(p.profile.engine(u.table.engine).self_logging
+                                            for u in ctx.access.writes):
         piece = Piece(seq, False, any(not ctx.trans(u.table) for u in ctx.access.writes))
         to_trx = (ctx.writes_trans or "MIXED_STATEMENT" in ctx.unsafe
                   or (bool(s.trx_cache) and not s.binlog_direct)
@@ -461,6 +523,7 @@ def handle_create_table(p: Predictor, b: Builder, info: StatementInfo, s: Sessio
         return
     p.catalog.put_table(table)
     p.rows[name.lower()] = 0
+    p.data.create(table)
     _log_direct(p, b, s)
 
 
@@ -597,6 +660,9 @@ def handle_truncate(p: Predictor, b: Builder, info: StatementInfo, s: SessionSta
     p.implicit_commit(s)
     for n in info.targets:
         p.rows[n.lower()] = 0
+        t = p.catalog.table(n)
+        if t is not None:
+            p.data.clear(t)
     _log_direct(p, b, s)
 
 

@@ -72,6 +72,8 @@ class Profile:
 
     UNSAFE_FUNCTIONS: ClassVar[frozenset[str]] = _UNSAFE_FUNCTIONS_MYSQL
     """Built-in functions whose result may differ on the replica (SYSTEM_FUNCTION)."""
+    SUBSTATEMENT_UNSAFE_FUNCTIONS: ClassVar[frozenset[str]] = frozenset()
+    """Functions that are safe in a statement but unsafe inside a trigger, stored function or view."""
     SAFE_SYSVARS: ClassVar[frozenset[str]] = _SAFE_SYSVARS
     """System variables the binlog carries: reading them is safe."""
     UNSAFE_REASONS: ClassVar[frozenset[str]] = frozenset({
@@ -199,6 +201,8 @@ class MariaDB1011(Profile):
                                                   "SOURCE_POS_WAIT", "RELEASE_ALL_LOCKS"}
     UNSAFE_REASONS = Profile.UNSAFE_REASONS - {"FULLTEXT_PLUGIN", "NOWAIT", "XA",
                                                "ACL_TABLE_READ_IN_DML_DDL", "CREATE_SELECT_WITH_GIPK"}
+    SUBSTATEMENT_UNSAFE_FUNCTIONS = frozenset({"RAND"})
+    """Seen on 10.11: RAND()'s seed is logged for the statement, not for the stored code it runs."""
     LIMIT_ZERO_SAFE = True
     UNSAFE_AND_STMT_ENGINE_ANY_FORMAT = True
     IODUP_TWO_KEYS_DEFERRED = True

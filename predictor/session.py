@@ -80,6 +80,7 @@ class SessionState:
     xa_state: str | None = None
     locked: bool = False
     force_row: bool = False  # MIXED inside a CALL after a sub-statement went to row
+    trx_tables: set[str] = field(default_factory=set)  # transactional tables the open transaction inserted into
 
     @classmethod
     def start(cls, name: str, defaults: Mapping[str, str], overrides: Mapping[str, str]) -> SessionState:
@@ -128,6 +129,7 @@ class SessionState:
         self.trx_nontrans_temp = False
         self.savepoints = []
         self.next_isolation = None
+        self.trx_tables = set()
 
     def temp_table(self, name: str) -> Table | None:
         return self.temp_tables.get(name.lower())

@@ -202,8 +202,14 @@ def static_reasons(info: StatementInfo, profile: Profile) -> set[str]:
 def classify(ctx: Context) -> set[str]:
     """Every unsafe reason of the statement, including those of its sub-statements."""
     reasons = static_reasons(ctx.info, ctx.profile)
+    p = ctx.profile
     for sub in ctx.access.sub_statements:
-        reasons |= static_reasons(sub, ctx.profile)
+        reasons |= static_reasons(sub, p)
+        if any(f in p.SUBSTATEMENT_UNSAFE_FUNCTIONS for f in sub.functions):
+            reasons.add("SYSTEM_FUNCTION")
+        if sub.kind is Kind.SELECT and sub.limit is not None and ctx.access.writes and not (
+                p.LIMIT_ZERO_SAFE and sub.limit == 0):
+            reasons.add("LIMIT")  # a view with LIMIT read by a writing statement
     # functions and variables reached through views and stored functions
     if any(f in ctx.profile.UNSAFE_FUNCTIONS for f in ctx.access.functions):
         reasons.add("SYSTEM_FUNCTION")
