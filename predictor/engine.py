@@ -226,7 +226,9 @@ def _apply(p: Predictor, b: Builder, info: StatementInfo, s: SessionState, out: 
 
 def _with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, out: _Outcome) -> _Outcome:
     """Duplicate keys of INSERT ... VALUES into a tracked table: 1062, partial inserts, IGNORE'd rows."""
-    if info.kind is Kind.REPLACE or info.kind is Kind.LOAD or info.select_source:
+    if info.on_duplicate is not None and not info.select_source and info.writes:
+        return _on_duplicate(p, sql, info, s, out)
+    if info.kind is Kind.REPLACE or info.kind is Kind.LOAD or info.select_source or info.on_duplicate is not None:
         for w in info.writes:
             p.data.forget(w.table)
         return out
@@ -260,6 +262,27 @@ def _with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionStat
         return replace(out, error=1062, logged=False, stmt_cache=(), trx=(), row_writes=())
     # a non-transactional table keeps the rows before the duplicate: logged, with the error
     return replace(out, error=1062, warnings=out.warnings | {1196})
+
+
+def _on_duplicate(p: Predictor, sql: str, info: StatementInfo, s: SessionState, out: _Outcome) -> _Outcome:
+    """INSERT ... VALUES ... ON DUPLICATE KEY UPDATE: a row that hits a known key is an update."""
+    t = lookup(info.writes[0].table, p.catalog, s)
+    if t is None or t.temporary:
+        return out
+    res = p.data.insert(t, sql, ignore=True, commit=True)
+    if res is None or not res.ignored:
+        return out
+    before, after = images(t, Op.UPDATE, info.on_duplicate, s.row_image, p.profile)
+    upd = Piece(-1, True, not p.profile.engine(t.engine).transactional, t.name, before, after, "update")
+
+    def swap(pieces: tuple[Piece, ...]) -> tuple[Piece, ...]:
+        kept = tuple(x for x in pieces if not (x.rows and x.table == t.name and x.type == "write"))
+        had = len(kept) != len(pieces)
+        extra = (upd,) if had else ()
+        writes = tuple(x for x in pieces if x not in kept) if res.ignored < res.rows else ()
+        return kept + writes + extra
+
+    return replace(out, stmt_cache=swap(out.stmt_cache), trx=swap(out.trx))
 
 
 def _touches_key(p: Predictor, table: str, columns: tuple[str, ...], s: SessionState) -> bool:
@@ -582,12 +605,13 @@ def handle_create_select(p: Predictor, b: Builder, info: StatementInfo, s: Sessi
     if not row:
         p.binlog.flush([Piece(b.seq, False, True)], Cache.DIRECT)
         return
-    # row format: CREATE TABLE (without the SELECT) and the rows, written as one group at statement end
+    # row format: CREATE TABLE (without the SELECT) and the rows, through the transaction cache, flushed as
+    # one group at the end of the statement (R-log-create-select-row-format; seen so on MariaDB 10.11)
     pieces = [Piece(b.seq, False, True)]
     if not src_empty:
         before, after = images(table, Op.INSERT, None, s.row_image, p.profile)
         pieces.append(Piece(b.seq, True, False, table.name, before, after, "write"))
-    p.binlog.flush(pieces, Cache.DIRECT)
+    p.binlog.flush(pieces, Cache.TRX)
 
 
 def handle_drop_table(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:

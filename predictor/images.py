@@ -65,6 +65,8 @@ def images(table: Table, op: Op, columns: tuple[str, ...] | None, mode: str,
     if mode == "NOBLOB":
         before = key_cols | non_blob
         after = written | non_blob | gen
+        if profile.NOBLOB_AFTER_HAS_PKE and op is not Op.INSERT:
+            after = after | key_cols
     else:  # MINIMAL
         before = key_cols
         after = written | gen

@@ -104,6 +104,8 @@ class Profile:
     """MySQL (transaction_write_set_extraction): MINIMAL after images also carry unique-key columns."""
     MINIMAL_INSERT_GENERATED: ClassVar[str] = "all"
     """Which generated columns a MINIMAL insert after image carries: ``all`` or ``stored``."""
+    NOBLOB_AFTER_HAS_PKE: ClassVar[bool] = False
+    """MariaDB: NOBLOB after images also carry the PKE columns, blobs included (seen on 10.11)."""
     NOBLOB_KEEPS_JSON: ClassVar[bool] = True
     """MySQL keeps JSON/GEOMETRY columns in NOBLOB images; MariaDB's JSON is a LONGTEXT (a blob)."""
 
@@ -212,6 +214,7 @@ class MariaDB1011(Profile):
     MINIMAL_AFTER_UNIQUE_KEYS = False
     MINIMAL_INSERT_GENERATED = "stored"
     NOBLOB_KEEPS_JSON = False
+    NOBLOB_AFTER_HAS_PKE = True
     BLACKHOLE_ROW_WARNING = 1105
     INNODB_ROW_ONLY_WARNING = 1030
     BINLOG_FORMAT_WITH_TEMP_ERROR = None
