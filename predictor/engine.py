@@ -106,11 +106,31 @@ class Predictor:
             return b
         handler = HANDLERS.get(info.kind, handle_noop)
         handler(self, b, info, s)
-        if self.profile.DEPRECATED_FUNCTIONS and _uses(info, self.profile.DEPRECATED_FUNCTIONS):
+        if self.profile.DEPRECATED_FUNCTIONS and (_uses(info, self.profile.DEPRECATED_FUNCTIONS) or any(
+                v.select is not None and _uses(v.select, self.profile.DEPRECATED_FUNCTIONS)
+                for v in (self.catalog.view(r) for r in info.reads) if v is not None)):
+            b.warnings.add(1287)  # parsed again: the statement's own text and the views it reads
+        if self.profile.DEPRECATED_AT_RUN and b.error is None and self._runs(info, s, self.profile.DEPRECATED_AT_RUN):
             b.warnings.add(1287)
         if s.next_isolation and info.kind in (Kind.COMMIT, Kind.ROLLBACK):
             s.next_isolation = None
         return b
+
+    def _runs(self, info: StatementInfo, s: SessionState, names: frozenset[str], depth: int = 0) -> bool:
+        """Whether executing the statement calls one of ``names``, through routines and triggers too."""
+        if info.kind in (Kind.CREATE_ROUTINE, Kind.CREATE_TRIGGER, Kind.CREATE_VIEW) or depth > 8:
+            return False
+        if any(f in names for f in info.functions):
+            return True
+        if info.kind is Kind.CALL:
+            r = self.catalog.routine("PROCEDURE", info.name or "")
+            return r is not None and any(self._runs(x, s, names, depth + 1) for x in r.body)
+        # stored functions run their body each time; trigger and view bodies are not re-checked (seen on 9.7)
+        for f in info.functions:
+            r = self.catalog.routine("FUNCTION", f)
+            if r is not None and any(self._runs(x, s, names, depth + 1) for x in r.body):
+                return True
+        return False
 
     def context(self, seq: int, info: StatementInfo, s: SessionState) -> Context:
         return Context(seq, info, resolve(info, self.catalog, s), s, self.catalog, self.profile)
@@ -307,8 +327,8 @@ def _decide_dml(p: Predictor, seq: int, info: StatementInfo, s: SessionState) ->
         return outcome(ER_NO_SUCH_TABLE)
     if not ctx.access.writes:
         return outcome(logged=False)  # a SELECT/DO that writes nothing is not logged
-    if info.kind in (Kind.UPDATE, Kind.DELETE) and info.limit == 0 and p.profile.LIMIT_ZERO_SAFE:
-        return outcome(logged=False)  # MariaDB does not even run (or log) a LIMIT 0 change
+    if info.kind in (Kind.UPDATE, Kind.DELETE) and info.limit == 0:
+        return outcome(logged=False)  # a LIMIT 0 change is not even run, nor logged (both servers)
     ctx.unsafe = classify(ctx)
     if not s.log_bin:
         return outcome(logged=False)
@@ -583,6 +603,9 @@ def handle_create_select(p: Predictor, b: Builder, info: StatementInfo, s: Sessi
     d = info.table_def or Table(name, engine)
     cols = tuple(d.columns) + tuple(c for c in src_cols if d.column(c.name) is None)
     table = replace(d, engine=engine, columns=cols, temporary=info.temporary)
+    if p.profile.enforce_gtid and not info.temporary and not p.profile.engine(engine).transactional:
+        b.error = 1786  # ER_GTID_UNSAFE_CREATE_SELECT: only atomic (transactional) targets get one GTID
+        return
     ctx = Context(b.seq, info, resolve(info, p.catalog, s), s, p.catalog, p.profile)
     b.unsafe = classify(ctx)
     ctx.unsafe = set(b.unsafe)

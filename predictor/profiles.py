@@ -119,6 +119,8 @@ class Profile:
     """Error when binlog_format is changed while the session has open temporary tables (None: allowed)."""
     DEPRECATED_FUNCTIONS: ClassVar[frozenset[str]] = frozenset()
     """Functions whose every use (also inside a routine, trigger or view definition) warns 1287."""
+    DEPRECATED_AT_RUN: ClassVar[frozenset[str]] = frozenset()
+    """Functions that warn 1287 each time they are executed."""
     INNODB_ROW_ONLY_WARNING: ClassVar[int] = 1015
     """The handler warning InnoDB adds to 1665 under READ COMMITTED (MySQL 9.7: 1015; MariaDB: 1030)."""
     GTID_ERROR_WARNINGS: ClassVar[frozenset[int]] = frozenset()
@@ -185,8 +187,10 @@ class MySQL97(MySQL84):
     """Seen on Debian's 9.7 build: GTIDs and their consistency checks are on by default."""
     GTID_ERROR_WARNINGS = frozenset({6414})
     """Seen on 9.7: error 1785 comes with warning 6414."""
-    DEPRECATED_FUNCTIONS = frozenset({"FOUND_ROWS", "MASTER_POS_WAIT"})
-    """Seen on 9.7.4: FOUND_ROWS() and MASTER_POS_WAIT() warn 1287 wherever they appear."""
+    DEPRECATED_FUNCTIONS = frozenset({"FOUND_ROWS"})
+    """Seen on 9.7.4: FOUND_ROWS() warns 1287 wherever it is parsed, routine definitions included."""
+    DEPRECATED_AT_RUN = frozenset({"MASTER_POS_WAIT"})
+    """Seen on 9.7.4: MASTER_POS_WAIT() warns 1287 when it runs (also inside a called routine or trigger)."""
 
 
 class MariaDB1011(Profile):
