@@ -7,6 +7,7 @@ rows by skipping values (``rows.ImagePlan``) instead of building them.
 
 from __future__ import annotations
 
+import dataclasses
 import struct
 import zlib
 from collections.abc import Iterator
@@ -28,6 +29,7 @@ from harness.binlog.events import (
     RowsQuery,
     Stop,
     TableMap,
+    TransactionPayload,
     Unknown,
     UserVar,
     Xid,
@@ -43,6 +45,8 @@ _V2_ROWS = frozenset((EventType.WRITE_ROWS, EventType.UPDATE_ROWS, EventType.DEL
                       EventType.UPDATE_ROWS_COMPRESSED, EventType.DELETE_ROWS_COMPRESSED))
 _COMPRESSED_ROWS = frozenset(range(166, 172))
 OPT_COLUMN_NAME = 4  # Table_map optional metadata field with the column names
+_PAYLOAD_COMPRESSION = {0: "ZSTD", 255: "NONE"}
+_GTID_TAGGED_TAG = 3  # field ids of the serialized Gtid_tagged_log_event message
 
 
 def packed_int(buf: bytes, p: int) -> tuple[int, int]:
@@ -62,6 +66,74 @@ def packed_int(buf: bytes, p: int) -> tuple[int, int]:
 def bitmap_columns(buf: bytes, p: int, n: int) -> tuple[int, ...]:
     """0-based indices of the set bits in an ``n``-bit little-endian bitmap at ``p``."""
     return tuple(i for i in range(n) if buf[p + (i >> 3)] & (1 << (i & 7)))
+
+
+def varlen_uint(buf: bytes, p: int) -> tuple[int, int]:
+    """MySQL 8.4+ ``mysql::serialization`` unsigned integer at ``p``: (value, next position).
+
+    The first byte's count of trailing one bits, plus one, is the byte length (9 when it is 0xFF); the
+    little-endian bytes shifted right by that length are the value."""
+    b = buf[p]
+    if b == 0xFF:
+        return int.from_bytes(buf[p + 1:p + 9], "little"), p + 9
+    n = 1
+    while b & 1:
+        b >>= 1
+        n += 1
+    return int.from_bytes(buf[p:p + n], "little") >> n, p + n
+
+
+def varlen_int(buf: bytes, p: int) -> tuple[int, int]:
+    """Signed ``mysql::serialization`` integer: the sign is the lowest bit of the unsigned value."""
+    u, p = varlen_uint(buf, p)
+    return (-(u >> 1) - 1 if u & 1 else u >> 1), p
+
+
+def gtid_tagged(buf: bytes, b: int, end: int) -> tuple[int, str]:
+    """(flags, ``UUID:TAG:GNO`` text) of a GTID_TAGGED event body: a format version, the message size,
+    the last non-ignorable field id, then (field id, value) pairs: 0 flags, 1 UUID (16 varlen bytes),
+    2 gno (signed), 3 tag (length + text), then commit-order fields rplay does not need."""
+    _version, q = varlen_uint(buf, b)
+    _size, q = varlen_uint(buf, q)
+    _last, q = varlen_uint(buf, q)
+    flags, gno, tag, uuid = 0, 0, "", b""
+    while q < end:
+        fid, q = varlen_uint(buf, q)
+        if fid == 0:
+            flags, q = varlen_uint(buf, q)
+        elif fid == 1:
+            raw = bytearray()
+            for _ in range(16):
+                v, q = varlen_uint(buf, q)
+                raw.append(v)
+            uuid = bytes(raw)
+        elif fid == 2:
+            gno, q = varlen_int(buf, q)
+        elif fid == _GTID_TAGGED_TAG:
+            n, q = varlen_uint(buf, q)
+            tag = buf[q:q + n].decode("ascii", "replace")
+            q += n
+            break
+        else:
+            raise BinlogError(f"GTID_TAGGED: unexpected field {fid} before the tag")
+    if len(uuid) != 16:
+        raise BinlogError("GTID_TAGGED without a UUID")
+    u = uuid.hex()
+    text = f"{u[:8]}-{u[8:12]}-{u[12:16]}-{u[16:20]}-{u[20:]}"
+    return flags, f"{text}:{tag}:{gno}" if tag else f"{text}:{gno}"
+
+
+def inflate_zstd(data: bytes, size: int) -> bytes:
+    """A zstd frame (MySQL binlog_transaction_compression); needs the ``zstandard`` package."""
+    try:
+        import zstandard
+    except ImportError:
+        raise BinlogError("a compressed transaction payload (binlog_transaction_compression=ON) needs the "
+                          "zstandard package: pip install zstandard") from None
+    try:
+        return bytes(zstandard.ZstdDecompressor().decompress(data, max_output_size=size))
+    except zstandard.ZstdError as e:
+        raise BinlogError(f"compressed transaction payload does not inflate: {e}") from None
 
 
 def uncompress(buf: bytes, p: int, end: int) -> bytes:
@@ -111,6 +183,10 @@ class _FileDecoder:
                     if self.verify and zlib.crc32(buf[p:body_end]) != crc:
                         raise BinlogError(f"checksum mismatch in {self.name} at {p}")
                 try:
+                    if tc == EventType.TRANSACTION_PAYLOAD:
+                        yield from self._payload(buf, p, body_end, ts, sid, log_pos)
+                        p = end
+                        continue
                     ev = self._event(buf, p, body_end, tc, ts, sid, log_pos)
                 except BinlogError as e:
                     raise BinlogError(f"{self.name} at {p}: {e.message}") from e
@@ -118,6 +194,50 @@ class _FileDecoder:
                     raise BinlogError(f"{self.name} at {p}: cannot decode event type {tc}: {e!r}") from e
             yield ev
             p = end
+
+    def _payload(self, buf: bytes, p: int, end: int, ts: int, sid: int, log_pos: int) -> list[Event]:
+        """A Transaction_payload event, then its inner events (header + body, no checksum, log_pos 0:
+        the payload's CRC covers them), each placed at the payload's end position like ``mysqlbinlog``."""
+        q = p + HEADER_LEN
+        ctype, size, usize = 0, 0, 0
+        while True:
+            ftype, q = packed_int(buf, q)
+            if ftype == 0:  # end of the header fields; the payload follows
+                break
+            flen, q = packed_int(buf, q)
+            value, _ = packed_int(buf, q)
+            if ftype == 1:
+                size = value
+            elif ftype == 2:
+                ctype = value
+            elif ftype == 3:
+                usize = value
+            q += flen
+        compression = _PAYLOAD_COMPRESSION.get(ctype)
+        if compression is None:
+            raise BinlogError(f"transaction payload with unknown compression type {ctype}")
+        data = buf[q:end]
+        if len(data) != size:
+            raise BinlogError(f"transaction payload is {len(data)} bytes, its header says {size}")
+        if compression == "ZSTD":
+            data = inflate_zstd(data, usize)
+        if len(data) != usize:
+            raise BinlogError(f"transaction payload inflates to {len(data)} bytes, its header says {usize}")
+        out: list[Event] = [TransactionPayload(self.name, p, log_pos, int(EventType.TRANSACTION_PAYLOAD), ts,
+                                               sid, compression, size, usize)]
+        r, n = 0, len(data)
+        while r < n:
+            its, itc, isid, isize, _ilog_pos, _iflags = HEADER.unpack_from(data, r)
+            iend = r + isize
+            if isize < HEADER_LEN or iend > n:
+                raise BinlogError(f"transaction payload: inner event at {r} overruns the payload")
+            if itc == EventType.TRANSACTION_PAYLOAD:
+                raise BinlogError("transaction payload inside a transaction payload")
+            # header fields are read from the inner event; its place is the payload's end
+            ev = self._event(data, r, iend, itc, its, isid, log_pos)
+            out.append(_moved(ev, log_pos))
+            r = iend
+        return out
 
     def _fde(self, buf: bytes, p: int, end: int, ts: int, sid: int, log_pos: int) -> FormatDescription:
         b = p + HEADER_LEN
@@ -163,8 +283,8 @@ class _FileDecoder:
                 gtid = "ANONYMOUS"
             return Gtid(name, p, log_pos, tc, ts, sid, gtid, flags, False)
         if tc == EventType.GTID_TAGGED:
-            # MySQL 8.4+ serialized format; rplay needs only the group boundary, not the GTID text.
-            return Gtid(name, p, log_pos, tc, ts, sid, "TAGGED", 0, False)
+            flags, text = gtid_tagged(buf, b, end)
+            return Gtid(name, p, log_pos, tc, ts, sid, text, flags, False)
         if tc == EventType.ANNOTATE_ROWS:
             return RowsQuery(name, p, log_pos, tc, ts, sid, buf[b:end].decode("utf-8", "replace"))
         if tc == EventType.ROWS_QUERY:
@@ -311,6 +431,11 @@ class _FileDecoder:
             else:
                 q += fixed
         return q
+
+
+def _moved(ev: Event, pos: int) -> Event:
+    """``ev`` placed at ``pos`` (start and end): where an event inside a transaction payload is."""
+    return dataclasses.replace(ev, pos=pos, end_pos=pos)
 
 
 def read_file(path: Path | str, *, verify_checksums: bool = True) -> Iterator[Event]:

@@ -124,7 +124,10 @@ class Stop(Event):
 
 @dataclass(frozen=True, slots=True)
 class Gtid(Event):
-    """MySQL GTID/anonymous/tagged GTID or MariaDB GTID; MariaDB's ``flags`` say standalone (DDL) or not."""
+    """MySQL GTID/anonymous/tagged GTID or MariaDB GTID; MariaDB's ``flags`` say standalone (DDL) or not.
+
+    ``gtid`` is the text ``mysqlbinlog`` / ``mariadb-binlog`` print: ``UUID:N``, ``UUID:TAG:N`` (MySQL 8.4+
+    tagged), ``ANONYMOUS``, or ``DOMAIN-SERVER-SEQ``."""
 
     gtid: str
     flags: int
@@ -195,6 +198,16 @@ class Rows(Event):
     @property
     def stmt_end(self) -> bool:
         return bool(self.flags & self.STMT_END_F)
+
+
+@dataclass(frozen=True, slots=True)
+class TransactionPayload(Event):
+    """MySQL binlog_transaction_compression=ON: a whole transaction's events, compressed. The decoder
+    yields the inner events right after it, each at the payload's end position (as ``mysqlbinlog`` shows)."""
+
+    compression: str  # ZSTD or NONE
+    payload_size: int
+    uncompressed_size: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,8 @@ from harness.binlog.events import (
 
 _OUTSIDE = frozenset((EventType.FORMAT_DESCRIPTION, EventType.ROTATE, EventType.STOP, EventType.GTID_LIST,
                       EventType.BINLOG_CHECKPOINT, EventType.PREVIOUS_GTIDS, EventType.START_ENCRYPTION,
-                      EventType.HEARTBEAT, EventType.HEARTBEAT_V2, EventType.START_V3))
+                      EventType.HEARTBEAT, EventType.HEARTBEAT_V2, EventType.START_V3,
+                      EventType.TRANSACTION_PAYLOAD))  # its inner events follow it
 
 
 class GroupEnd(StrEnum):
