@@ -32,7 +32,6 @@ ER_SP_ALREADY_EXISTS = 1304
 ER_UNKNOWN_VIEW = 4092
 ER_UNKNOWN_SYSTEM_VARIABLE = 1193
 ER_WARNING_NOT_COMPLETE_ROLLBACK = 1196
-ER_GTID_UNSAFE_TEMP_IN_TRX = 1787
 ER_VIEW_SELECT_VARIABLE = 1351
 
 Handler = Callable[["Predictor", Builder, StatementInfo, SessionState], None]
@@ -332,9 +331,12 @@ def _decide_dml(p: Predictor, seq: int, info: StatementInfo, s: SessionState) ->
     ctx.unsafe = classify(ctx)
     if not s.log_bin:
         return outcome(logged=False)
+    combined = (ctx.writes_trans and ctx.writes_nontrans) or (s.in_trx and (
+        (ctx.writes_nontrans and s.trx_has_trans_write) or (ctx.writes_trans and s.trx_modified_nontrans)))
+    if combined and p.profile.COMBINED_ENGINES_WARNING:
+        ctx.warnings.add(p.profile.COMBINED_ENGINES_WARNING)
     err = gtid_consistency(ctx)
     if err is not None:
-        ctx.warnings |= p.profile.GTID_ERROR_WARNINGS
         return outcome(err)
     decide(ctx)
     if ctx.error is not None:
@@ -403,8 +405,9 @@ def handle_savepoint(p: Predictor, b: Builder, info: StatementInfo, s: SessionSt
 
     name = info.savepoint or ""
     s.savepoints = [sp for sp in s.savepoints if sp.name.lower() != name.lower()]
-    if s.multi_stmt_mode and s.log_bin:
+    if s.multi_stmt_mode and s.log_bin and (s.trx_cache or not p.profile.SAVEPOINT_NEEDS_CACHE):
         s.trx_cache.append(Piece(b.seq, False, False))
+    if s.multi_stmt_mode:
         s.in_trx = True
     s.savepoints.append(Savepoint(name, len(s.trx_cache)))
 
@@ -543,7 +546,7 @@ def handle_create_table(p: Predictor, b: Builder, info: StatementInfo, s: Sessio
         table = replace(d, engine=engine)
     if info.temporary:
         if _gtid_temp_error(p, s):
-            b.error = ER_GTID_UNSAFE_TEMP_IN_TRX
+            b.error = p.profile.GTID_TEMP_IN_TRX_ERROR
             return
         if s.temp_table(name) is not None:
             if info.if_not_exists:
@@ -646,7 +649,7 @@ def handle_drop_table(p: Predictor, b: Builder, info: StatementInfo, s: SessionS
             return
         b.warnings.add(ER_BAD_TABLE)
     if temps and _gtid_temp_error(p, s):
-        b.error = ER_GTID_UNSAFE_TEMP_IN_TRX
+        b.error = p.profile.GTID_TEMP_IN_TRX_ERROR
         return
     logged_temp = False
     for n in temps:

@@ -119,12 +119,17 @@ class Profile:
     """Error when binlog_format is changed while the session has open temporary tables (None: allowed)."""
     DEPRECATED_FUNCTIONS: ClassVar[frozenset[str]] = frozenset()
     """Functions whose every use (also inside a routine, trigger or view definition) warns 1287."""
+    COMBINED_ENGINES_WARNING: ClassVar[int | None] = None
+    """Warning when a statement or transaction updates a transactional and a non-transactional table (9.7:
+    6414, "Combining the storage engines MyISAM and InnoDB is deprecated")."""
+    GTID_TEMP_IN_TRX_ERROR: ClassVar[int] = 1787
+    """Error for CREATE/DROP TEMPORARY TABLE inside a transaction under enforce_gtid_consistency."""
+    SAVEPOINT_NEEDS_CACHE: ClassVar[bool] = False
+    """MySQL 9.7: a SAVEPOINT is written only when the transaction cache already holds something."""
     DEPRECATED_AT_RUN: ClassVar[frozenset[str]] = frozenset()
     """Functions that warn 1287 each time they are executed."""
     INNODB_ROW_ONLY_WARNING: ClassVar[int] = 1015
     """The handler warning InnoDB adds to 1665 under READ COMMITTED (MySQL 9.7: 1015; MariaDB: 1030)."""
-    GTID_ERROR_WARNINGS: ClassVar[frozenset[int]] = frozenset()
-    """Warnings that accompany a GTID consistency error."""
     GTID_CONSISTENCY_ERRORS: ClassVar[bool] = True
     """Whether enforce_gtid_consistency exists (MySQL) and raises 1785/1787."""
 
@@ -185,10 +190,12 @@ class MySQL97(MySQL84):
         "log_bin": "ON",
     })
     """Seen on Debian's 9.7 build: GTIDs and their consistency checks are on by default."""
-    GTID_ERROR_WARNINGS = frozenset({6414})
-    """Seen on 9.7: error 1785 comes with warning 6414."""
-    DEPRECATED_FUNCTIONS = frozenset({"FOUND_ROWS"})
-    """Seen on 9.7.4: FOUND_ROWS() warns 1287 wherever it is parsed, routine definitions included."""
+    DEPRECATED_FUNCTIONS = frozenset({"FOUND_ROWS", "VALUES"})
+    """Seen on 9.7.4: FOUND_ROWS() and VALUES(col) (in ON DUPLICATE KEY UPDATE) warn 1287 wherever they are
+    parsed, routine definitions included."""
+    COMBINED_ENGINES_WARNING = 6414
+    GTID_TEMP_IN_TRX_ERROR = 3748
+    SAVEPOINT_NEEDS_CACHE = True
     DEPRECATED_AT_RUN = frozenset({"MASTER_POS_WAIT"})
     """Seen on 9.7.4: MASTER_POS_WAIT() warns 1287 when it runs (also inside a called routine or trigger)."""
 
