@@ -24,8 +24,8 @@ import pyarrow.compute as pc
 from harness.compare.codes import Code, Outcome
 from harness.compare.columnar import EXCLUDED
 from harness.compare.fingerprint import fingerprint
-from harness.compare.flatjoin import join_table
-from harness.compare.verdict import UNSAFE_NOTE, as_json, dimension_value, score, unsafe_key
+from harness.compare.flatjoin import join_parts
+from harness.compare.verdict import UNSAFE_NOTE, score, unsafe_key
 from predictor.records import DIMENSIONS, Format, StatementRecord
 
 _S = pa.string()
@@ -36,8 +36,6 @@ OUTPUT_SCHEMA = pa.schema(
     + [pa.field(f"{k}_{d}", pa.int64()) for d in DIMENSIONS for k in ("agree", "mismatch")]
     + [pa.field("seq", pa.int64()), pa.field("session", _S)]
     + [pa.field(f"{k}_{d}", _S) for k in ("code", "pj", "oj") for d in DIMENSIONS])
-TASK_SCHEMA = pa.schema([pa.field("run", _S), pa.field("predicted", _S), pa.field("observed", _S),
-                         pa.field("keep", pa.bool_())])
 _RAW = {"error": "error", "warnings": "warnings", "unsafe": "unsafe", "format": "format", "cache": "cache",
         "group": "group", "row_events": "events"}
 
@@ -99,8 +97,8 @@ def _col(t: pa.Table, name: str) -> pa.Array:
     return c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c
 
 
-def score_run(run: str, t: pa.Table, keep_statements: bool) -> pa.Table:
-    """Aggregate rows, mismatch rows and (optionally) statement rows of one joined run (OUTPUT_SCHEMA)."""
+def score_run(t: pa.Table, keep_statements: bool) -> pa.Table:
+    """Aggregate rows, mismatch rows and (optionally) statement rows of joined runs (OUTPUT_SCHEMA)."""
     n = t.num_rows
     pp = pc.is_valid(_col(t, "p_present")).to_numpy(zero_copy_only=False)
     op = pc.is_valid(_col(t, "o_present")).to_numpy(zero_copy_only=False)
@@ -152,7 +150,9 @@ def score_run(run: str, t: pa.Table, keep_statements: bool) -> pa.Table:
     session = pc.coalesce(_col(t, "p_session"), _col(t, "o_session"))
     # aggregate by statement shape, not text: fingerprints are cached per worker process, so each distinct
     # text is tokenized once per worker and the aggregates stay small
-    keys = {"fingerprint": _fingerprints(sql), "unsafe_key": pa.array(ukey, _S),
+    run = _col(t, "run")
+    fps = _fingerprints(sql)
+    keys = {"run": run, "fingerprint": fps, "unsafe_key": pa.array(ukey, _S),
             "pred_format": _col(t, "p_format"), "obs_format": _col(t, "o_format")}
     ind: dict[str, Any] = {"statements": np.ones(n, dtype=np.int64)}
     for d in DIMENSIONS:
@@ -162,25 +162,24 @@ def score_run(run: str, t: pa.Table, keep_statements: bool) -> pa.Table:
     long = pa.table({**keys, **{k: pa.array(v) for k, v in ind.items()}})
     agg = long.group_by(list(keys), use_threads=False).aggregate([(k, "sum") for k in ind])
     agg = agg.rename_columns([c.removesuffix("_sum") for c in agg.column_names])
-    parts = [_shape(agg.append_column("kind", pa.array(["agg"] * agg.num_rows, _S)), run)]
+    parts = [_shape(agg.append_column("kind", pa.repeat(pa.scalar("agg"), agg.num_rows)))]
     mrows = np.nonzero(mism_any)[0]
     if len(mrows):
         sel = pa.array(mrows)
-        m: dict[str, Any] = {"kind": pa.array(["mismatch"] * len(mrows), _S), "sql": sql.take(sel),
+        m: dict[str, Any] = {"kind": pa.repeat(pa.scalar("mismatch"), len(mrows)), "run": run.take(sel),
+                             "sql": sql.take(sel), "fingerprint": fps.take(sel),
                              "seq": _col(t, "seq").take(sel), "session": session.take(sel)}
         for d in DIMENSIONS:
             m[f"code_{d}"] = pa.array(codes[d][mrows], _S)
-            m[f"pj_{d}"] = pa.array([x if x is not None else _json_of(t, "p", d, i)
-                                     for x, i in zip(pj[d][mrows], mrows.tolist(), strict=True)], _S)
-            m[f"oj_{d}"] = pa.array([x if x is not None else _json_of(t, "o", d, i)
-                                     for x, i in zip(oj[d][mrows], mrows.tolist(), strict=True)], _S)
-        parts.append(_shape(pa.table(m), run))
+            m[f"pj_{d}"] = pa.array(pj[d][mrows], _S)
+            m[f"oj_{d}"] = pa.array(oj[d][mrows], _S)
+        parts.append(_shape(pa.table(m)))
     if keep_statements:
-        s: dict[str, Any] = {"kind": pa.array(["stmt"] * n, _S), "sql": sql, "seq": _col(t, "seq"),
-                             "session": session}
+        s: dict[str, Any] = {"kind": pa.repeat(pa.scalar("stmt"), n), "run": run, "sql": sql,
+                             "seq": _col(t, "seq"), "session": session}
         for d in DIMENSIONS:
             s[f"code_{d}"] = pa.array(codes[d], _S)
-        parts.append(_shape(pa.table(s), run))
+        parts.append(_shape(pa.table(s)))
     return pa.concat_tables(parts)
 
 
@@ -190,25 +189,16 @@ def _fingerprints(sql: pa.Array) -> pa.Array:
     return pc.take(shapes, encoded.indices)
 
 
-def _json_of(t: pa.Table, prefix: str, dim: str, i: int) -> str:
-    """JSON of a whole-record mismatch's value (rows the plain rules did not visit)."""
-    row = t.slice(i, 1).to_pydict()
-    rec = _record(row, prefix, 0)
-    return as_json(dimension_value(rec, dim))
-
-
-def _shape(part: pa.Table, run: str) -> pa.Table:
+def _shape(part: pa.Table) -> pa.Table:
     n = part.num_rows
-    cols = {f.name: (pa.array([run] * n, _S) if f.name == "run" else
-                     part[f.name].cast(f.type) if f.name in part.column_names else pa.nulls(n, f.type))
+    cols = {f.name: (part[f.name].cast(f.type) if f.name in part.column_names else pa.nulls(n, f.type))
             for f in OUTPUT_SCHEMA}
     return pa.table(cols, schema=OUTPUT_SCHEMA)
 
 
 def score_tasks(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """``mapInArrow`` function: (run, predicted, observed, keep) rows in, OUTPUT_SCHEMA rows out."""
+    """``mapInArrow`` function: task rows (``flatjoin.TASK_SCHEMA``) in, OUTPUT_SCHEMA rows out."""
     for batch in batches:
         for row in batch.to_pylist():
-            joined = join_table(row["run"], row["predicted"], row["observed"])
-            out = score_run(row["run"], joined, row["keep"])
+            out = score_run(join_parts(row["parts"]), row["keep"])
             yield from out.to_batches(max_chunksize=65536)

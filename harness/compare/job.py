@@ -11,15 +11,13 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from harness.compare import columnar
-from harness.compare.inputs import SIDES
+from harness.compare.inputs import Part
 from predictor.exceptions import CompareError
 from predictor.records import DIMENSIONS
 
@@ -50,17 +48,38 @@ class JobResult:
     seconds: float
 
 
-def _joined(spark: SparkSession, files: dict[str, list[tuple[str, Path]]]) -> DataFrame:
-    """Flat joined records (``flatjoin.FLAT_SCHEMA``): one Spark task per run joins its two files."""
+TASK_ROWS = 200_000
+"""Parts are packed into Spark tasks of about this many records (predicted + observed): a task costs
+~0.1 s of scheduling and Python-worker overhead here, so hundreds of small runs must not be one task each,
+while big runs stay one task per run so both cores keep busy until the end."""
+
+
+def _tasks(spark: SparkSession, parts: Sequence[Part], keep: bool) -> DataFrame:
+    """One row, and one partition, per task: the parts it joins (``flatjoin.TASK_SCHEMA``)."""
     from pyspark.sql.pandas.types import from_arrow_schema
 
-    from harness.compare.flatjoin import FLAT_SCHEMA, TASK_SCHEMA, join_runs
+    from harness.compare.flatjoin import TASK_SCHEMA
 
-    obs = dict(files["observed"])
-    rows = [(run, str(path), str(obs[run])) for run, path in files["predicted"]]
-    tasks = spark.createDataFrame(spark.sparkContext.parallelize(rows, max(1, len(rows))),
-                                  from_arrow_schema(TASK_SCHEMA))
-    return tasks.mapInArrow(join_runs, from_arrow_schema(FLAT_SCHEMA))
+    groups: list[list[dict[str, str | None]]] = []
+    rows = TASK_ROWS
+    for part in parts:
+        if rows >= TASK_ROWS:
+            groups.append([])
+            rows = 0
+        groups[-1].append({"run": part.run, "predicted": str(part.predicted), "observed": str(part.observed)})
+        rows += part.rows
+    data = [(g, keep) for g in groups]
+    return spark.createDataFrame(spark.sparkContext.parallelize(data, max(1, len(data))),
+                                 from_arrow_schema(TASK_SCHEMA))
+
+
+def _joined(spark: SparkSession, parts: Sequence[Part]) -> DataFrame:
+    """Flat joined records (``flatjoin.FLAT_SCHEMA``): each Spark task joins its parts' files."""
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    from harness.compare.flatjoin import FLAT_SCHEMA, join_runs
+
+    return _tasks(spark, parts, False).mapInArrow(join_runs, from_arrow_schema(FLAT_SCHEMA))
 
 
 def _verdicts(joined: DataFrame, engine: Engine) -> DataFrame:
@@ -88,12 +107,7 @@ def _is_mismatch(code: Column) -> Column:
     return code.isNotNull() & (code != columnar.EXCLUDED)
 
 
-def _input_rows(files: Sequence[tuple[str, Path]]) -> int:
-    return sum(int(pq.ParquetFile(path).metadata.num_rows) for _run, path in files)
-
-
-def run_job(spark: SparkSession, files: dict[str, list[tuple[str, Path]]],
-            options: JobOptions = JobOptions()) -> JobResult:
+def run_job(spark: SparkSession, parts: Sequence[Part], options: JobOptions = JobOptions()) -> JobResult:
     """Run the comparison over staged inputs (``inputs.stage``) as ONE Spark action.
 
     Spark groups the verdicts by (run, SQL text, unsafe key, formats) with per-dimension sums and carries
@@ -103,11 +117,12 @@ def run_job(spark: SparkSession, files: dict[str, list[tuple[str, Path]]],
     from pyspark.sql import functions as F
 
     started = time.monotonic()
-    keep_statements = max(_input_rows(files[s]) for s in SIDES) <= options.statement_limit
+    keep_statements = max(sum(p.predicted_rows for p in parts),
+                          sum(p.observed_rows for p in parts)) <= options.statement_limit
     if options.engine is Engine.ARROW:
-        return _run_arrow(spark, files, keep_statements, started)
+        return _run_arrow(spark, parts, keep_statements, started)
     try:
-        verdicts = _verdicts(_joined(spark, files), options.engine)
+        verdicts = _verdicts(_joined(spark, parts), options.engine)
 
         codes = [F.col(f"code_{d}") for d in DIMENSIONS]
         any_mismatch = F.lit(False)
@@ -162,14 +177,19 @@ def _mismatch_rows(per_statement: pa.Table) -> pa.Table:
         hit = pc.and_(pc.is_valid(code), pc.not_equal(pc.fill_null(code, ""), columnar.EXCLUDED))
         sub = per_statement.filter(hit)
         n = sub.num_rows
-        parts.append(pa.table({
+        cols = {
             "run": sub["run"], "seq": sub["seq"], "session": sub["session"], "sql": sub["sql"],
-            "dimension": pa.array([d] * n, pa.string()), "code": sub[f"code_{d}"],
+            "dimension": pa.repeat(pa.scalar(d), n), "code": sub[f"code_{d}"],
             "predicted": sub[f"pj_{d}"], "observed": sub[f"oj_{d}"],
-            "_order": pa.array([i] * n, pa.int8())}))
+            "_order": pa.repeat(pa.scalar(i, pa.int8()), n)}
+        if "fingerprint" in per_statement.column_names:
+            cols["fingerprint"] = sub["fingerprint"]
+        parts.append(pa.table(cols))
     key = [("run", "ascending"), ("seq", "ascending"), ("_order", "ascending")]
-    out = pa.concat_tables(parts).sort_by(key)
-    return out.drop_columns(["_order"]).cast(MISMATCH_SCHEMA)
+    out = pa.concat_tables(parts).sort_by(key).drop_columns(["_order"])
+    schema = MISMATCH_SCHEMA if "fingerprint" not in out.column_names else MISMATCH_SCHEMA.append(
+        pa.field("fingerprint", pa.string()))
+    return out.cast(schema)
 
 
 MISMATCH_SCHEMA = pa.schema([
@@ -178,17 +198,14 @@ MISMATCH_SCHEMA = pa.schema([
     pa.field("predicted", pa.string()), pa.field("observed", pa.string())])
 
 
-def _run_arrow(spark: SparkSession, files: dict[str, list[tuple[str, Path]]], keep_statements: bool,
+def _run_arrow(spark: SparkSession, parts: Sequence[Part], keep_statements: bool,
                started: float) -> JobResult:
     from pyspark.sql.pandas.types import from_arrow_schema
 
-    from harness.compare.arrowengine import OUTPUT_SCHEMA, TASK_SCHEMA, score_tasks
+    from harness.compare.arrowengine import OUTPUT_SCHEMA, score_tasks
 
-    obs = dict(files["observed"])
-    rows = [(run, str(path), str(obs[run]), keep_statements) for run, path in files["predicted"]]
     try:
-        tasks = spark.createDataFrame(spark.sparkContext.parallelize(rows, max(1, len(rows))),
-                                      from_arrow_schema(TASK_SCHEMA))
+        tasks = _tasks(spark, parts, keep_statements)
         out = tasks.mapInArrow(score_tasks, from_arrow_schema(OUTPUT_SCHEMA)).toArrow()
     except Exception as e:  # a worker's error arrives as a Java/py4j exception
         text = [x for x in str(e).strip().splitlines() if "Error" in x or "Exception" in x]
@@ -197,7 +214,7 @@ def _run_arrow(spark: SparkSession, files: dict[str, list[tuple[str, Path]]], ke
     agg_cols = ["run", "fingerprint", "unsafe_key", "pred_format", "obs_format", "statements",
                 *[f"{k}_{d}" for d in DIMENSIONS for k in ("agree", "mismatch")]]
     aggregates = out.filter(pc.equal(kind, "agg")).select(agg_cols)
-    mism_cols = ["run", "sql", "seq", "session",
+    mism_cols = ["run", "sql", "fingerprint", "seq", "session",
                  *[f"{k}_{d}" for k in ("code", "pj", "oj") for d in DIMENSIONS]]
     mismatches = _mismatch_rows(out.filter(pc.equal(kind, "mismatch")).select(mism_cols))
     statements = None

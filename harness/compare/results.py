@@ -101,7 +101,9 @@ def build(result: JobResult, runs: Sequence[RunInfo], *, engine: str = "") -> Re
             matrix.setdefault(pf, {})[of] = int(row["statements_sum"])
 
     mism = result.mismatches
-    mism = _with_run_columns(mism, runs).append_column("fingerprint", _fingerprints(mism["sql"]))
+    mism = _with_run_columns(mism, runs)
+    if "fingerprint" not in mism.column_names:
+        mism = mism.append_column("fingerprint", _fingerprints(mism["sql"]))
     mism = mism.select(list(MISMATCH_COLUMNS))
     codes = Counter(mism["code"].to_pylist()) if mism.num_rows else Counter[str]()
 

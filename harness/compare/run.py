@@ -15,7 +15,7 @@ from harness.compare.job import Engine, JobOptions, run_job
 from harness.compare.junit import write_junit
 from harness.compare.markdown import write_markdown
 from harness.compare.results import Report, build
-from harness.compare.session import spark_session
+from harness.compare.session import starting_spark_session
 from predictor.exceptions import CompareError
 
 DEFAULT_MASTER = "local[*]"
@@ -33,9 +33,10 @@ def compare(paths: Sequence[Path | str], out_dir: Path | str, *, master: str = D
         raise CompareError(f"cannot create report directory {out}: {e}") from None
     staging = out / ".staging"
     try:
-        files = stage(runs, staging)
-        with spark_session(master, shuffle_partitions=shuffle_partitions) as spark:
-            result = run_job(spark, files, JobOptions(engine=engine, statement_limit=statement_limit))
+        # Spark's JVM starts while the driver reads and stages the inputs
+        with starting_spark_session(master, shuffle_partitions=shuffle_partitions) as pending:
+            parts = stage(runs, staging)
+            result = run_job(pending.get(), parts, JobOptions(engine=engine, statement_limit=statement_limit))
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     report = build(result, runs, engine=engine.value)

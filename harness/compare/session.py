@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,9 +22,33 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 """Put on the Python workers' path so they can import harness/predictor (the python engine needs it)."""
 
 
+class PendingSpark:
+    """A SparkSession starting in a background thread: the JVM takes ~10 s to start here, so the driver
+    reads and stages the inputs meanwhile. ``get()`` waits for it and turns a failed start into a
+    CompareError."""
+
+    def __init__(self, future: Future[SparkSession], master: str) -> None:
+        self._future = future
+        self._master = master
+
+    def get(self) -> SparkSession:
+        try:
+            return self._future.result()
+        except Exception as e:  # py4j / pyspark raise many types when Java or the master is unusable
+            raise CompareError(f"could not start Spark on {self._master!r}: {_first_line(e)}") from None
+
+
+def _start(builder: SparkSession.Builder) -> SparkSession:
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
 @contextmanager
-def spark_session(master: str = "local[*]", *, shuffle_partitions: int = 8, driver_memory: str = "4g",
-                  app: str = "rplay-compare") -> Iterator[SparkSession]:
+def starting_spark_session(master: str = "local[*]", *, shuffle_partitions: int = 8,
+                           driver_memory: str = "4g", app: str = "rplay-compare") -> Iterator[PendingSpark]:
+    """Start Spark in the background; whatever happens in the block, the session is stopped on exit
+    (after its start has finished: a half-started JVM cannot be interrupted)."""
     try:
         from pyspark.sql import SparkSession
     except ImportError:
@@ -47,15 +72,27 @@ def spark_session(master: str = "local[*]", *, shuffle_partitions: int = 8, driv
                .config("spark.pyspark.python", sys.executable)
                .config("spark.executorEnv.PYTHONPATH", pythonpath)
                .config("spark.executorEnv.SPARK_LOCAL_IP", "127.0.0.1"))
-    try:
-        spark = builder.getOrCreate()
-    except Exception as e:  # py4j / pyspark raise many types when Java or the master is unusable
-        raise CompareError(f"could not start Spark on {master!r}: {_first_line(e)}") from None
-    try:
-        spark.sparkContext.setLogLevel("ERROR")
-        yield spark
-    finally:
-        spark.stop()
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="rplay-spark-start") as pool:
+        future = pool.submit(_start, builder)
+        try:
+            yield PendingSpark(future, master)
+        finally:
+            spark: SparkSession | None = None
+            try:
+                spark = future.result()
+            except Exception:  # the start failed: nothing to stop (get() reported it, if it was asked)
+                pass
+            if spark is not None:
+                spark.stop()
+
+
+@contextmanager
+def spark_session(master: str = "local[*]", *, shuffle_partitions: int = 8, driver_memory: str = "4g",
+                  app: str = "rplay-compare") -> Iterator[SparkSession]:
+    """A started session, stopped whatever happens."""
+    with starting_spark_session(master, shuffle_partitions=shuffle_partitions, driver_memory=driver_memory,
+                                app=app) as pending:
+        yield pending.get()
 
 
 def _first_line(e: BaseException) -> str:
