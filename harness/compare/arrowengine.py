@@ -25,7 +25,7 @@ from harness.compare.codes import Code, Outcome
 from harness.compare.columnar import EXCLUDED
 from harness.compare.fingerprint import fingerprint
 from harness.compare.flatjoin import join_parts
-from harness.compare.verdict import UNSAFE_NOTE, score, unsafe_key
+from harness.compare.verdict import UNSAFE_NOTE, score, score_dimension, unsafe_key
 from predictor.records import DIMENSIONS, Format, StatementRecord
 
 _S = pa.string()
@@ -38,14 +38,6 @@ OUTPUT_SCHEMA = pa.schema(
     + [pa.field(f"{k}_{d}", _S) for k in ("code", "pj", "oj") for d in DIMENSIONS])
 _RAW = {"error": "error", "warnings": "warnings", "unsafe": "unsafe", "format": "format", "cache": "cache",
         "group": "group", "row_events": "events"}
-
-
-def _none(a: Any) -> Any:
-    return a == None  # noqa: E711 -- elementwise on numpy object arrays
-
-
-def _is(a: Any, value: str) -> Any:
-    return np.equal(a, value)
 
 
 def rows_equal(a: pa.Array, b: pa.Array) -> np.ndarray:
@@ -97,55 +89,65 @@ def _col(t: pa.Table, name: str) -> pa.Array:
     return c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c
 
 
+_CODES: tuple[str | None, ...] = (None, EXCLUDED, *[c.value for c in Code])
+"""Codes as small ints while scoring: 0 agrees, 1 is EXCLUDED, 2 and up are mismatch codes."""
+_CODE_INDEX = {c: i for i, c in enumerate(_CODES)}
+_CODE_NAMES = pa.array(_CODES, _S)
+
+
+def _index(code: Code | None, outcome: Outcome) -> int:
+    return 1 if outcome is Outcome.EXCLUDED else 0 if code is None else _CODE_INDEX[code.value]
+
+
+def _mask(a: pa.Array) -> np.ndarray:
+    return np.asarray(pc.fill_null(a, False).to_numpy(zero_copy_only=False), dtype=bool)
+
+
 def score_run(t: pa.Table, keep_statements: bool) -> pa.Table:
     """Aggregate rows, mismatch rows and (optionally) statement rows of joined runs (OUTPUT_SCHEMA)."""
     n = t.num_rows
     pp = pc.is_valid(_col(t, "p_present")).to_numpy(zero_copy_only=False)
     op = pc.is_valid(_col(t, "o_present")).to_numpy(zero_copy_only=False)
-    pf = np.asarray(pc.fill_null(_col(t, "p_format"), "").to_numpy(zero_copy_only=False), dtype=object)
-    of = np.asarray(pc.fill_null(_col(t, "o_format"), "").to_numpy(zero_copy_only=False), dtype=object)
-    whole = np.full(n, None, dtype=object)
-    whole[pp & (of == Format.UNKNOWN.value)] = Code.UNKNOWN_OBSERVATION.value
-    whole[pp & (pf == Format.UNKNOWN.value)] = Code.UNKNOWN_PREDICTION.value
-    whole[~op] = Code.MISSING_OBSERVATION.value
-    whole[~pp] = Code.MISSING_PREDICTION.value
-    known = _none(whole)
+    whole = np.zeros(n, dtype=np.int8)
+    whole[pp & _mask(pc.equal(_col(t, "o_format"), Format.UNKNOWN.value))] = _CODE_INDEX[
+        Code.UNKNOWN_OBSERVATION.value]
+    whole[pp & _mask(pc.equal(_col(t, "p_format"), Format.UNKNOWN.value))] = _CODE_INDEX[
+        Code.UNKNOWN_PREDICTION.value]
+    whole[~op] = _CODE_INDEX[Code.MISSING_OBSERVATION.value]
+    whole[~pp] = _CODE_INDEX[Code.MISSING_PREDICTION.value]
+    known = whole == 0
+    # raw-equal dimension values agree (verdict compares them as sets or scalars); only the differing ones
+    # go through the plain rules below
+    same = {d: rows_equal(_col(t, f"p_{_RAW[d]}"), _col(t, f"o_{_RAW[d]}")) for d in DIMENSIONS}
     equal = known.copy()
     for d in DIMENSIONS:
-        idx = np.nonzero(equal)[0]
-        if not len(idx):
-            break
-        sel = pa.array(idx)
-        ok = rows_equal(_col(t, f"p_{_RAW[d]}").take(sel), _col(t, f"o_{_RAW[d]}").take(sel))
-        equal[idx[~ok]] = False
-    observable = (of == Format.STATEMENT.value) | _has_note(_col(t, "o_warnings"))
-    codes = {d: np.full(n, None, dtype=object) for d in DIMENSIONS}
-    for d in DIMENSIONS:
-        codes[d][~known] = whole[~known]
-    codes["unsafe"][equal & ~observable] = EXCLUDED
+        equal &= same[d]
+    observable = _mask(pc.equal(_col(t, "o_format"), Format.STATEMENT.value)) | _has_note(_col(t, "o_warnings"))
+    codes = {d: whole.copy() for d in DIMENSIONS}
+    codes["unsafe"][known & same["unsafe"] & ~observable] = 1
     pu = pc.fill_null(pc.list_value_length(_col(t, "p_unsafe")), 0).to_numpy(zero_copy_only=False)
     ou = pc.fill_null(pc.list_value_length(_col(t, "o_unsafe")), 0).to_numpy(zero_copy_only=False)
     ukey = np.full(n, "", dtype=object)
     slow = np.nonzero(~equal | (pu > 0) | (ou > 0))[0]  # rows the plain rules decide (or key)
-    mism_any = np.zeros(n, dtype=bool)
-    for d in DIMENSIONS:
-        mism_any |= ~_none(codes[d]) & ~_is(codes[d], EXCLUDED)
-    pj = {d: np.full(n, None, dtype=object) for d in DIMENSIONS}
-    oj = {d: np.full(n, None, dtype=object) for d in DIMENSIONS}
+    pj: dict[str, dict[int, str]] = {d: {} for d in DIMENSIONS}
+    oj: dict[str, dict[int, str]] = {d: {} for d in DIMENSIONS}
     if len(slow):
         sub = t.take(pa.array(slow)).to_pydict()
-        for k, i in enumerate(slow):
+        for k, i in enumerate(slow.tolist()):
             p, o = _record(sub, "p", k), _record(sub, "o", k)
             ukey[i] = unsafe_key(p, o)
             if equal[i]:
                 continue
-            for v in score(p, o):
-                codes[v.dimension][i] = (EXCLUDED if v.outcome is Outcome.EXCLUDED
-                                         else None if v.code is None else v.code.value)
-                pj[v.dimension][i], oj[v.dimension][i] = v.predicted, v.observed
-        mism_any[:] = False
-        for d in DIMENSIONS:
-            mism_any |= ~_none(codes[d]) & ~_is(codes[d], EXCLUDED)
+            verdicts = score(p, o) if not known[i] else [
+                score_dimension(d, p, o) for d in DIMENSIONS if not same[d][i]]
+            for v in verdicts:
+                c = _index(v.code, v.outcome)
+                codes[v.dimension][i] = c
+                if c > 1:
+                    pj[v.dimension][i], oj[v.dimension][i] = v.predicted, v.observed
+    mism_any = np.zeros(n, dtype=bool)
+    for d in DIMENSIONS:
+        mism_any |= codes[d] > 1
     sql = pc.coalesce(_col(t, "p_sql"), _col(t, "o_sql"))
     session = pc.coalesce(_col(t, "p_session"), _col(t, "o_session"))
     # aggregate by statement shape, not text: fingerprints are cached per worker process, so each distinct
@@ -156,29 +158,30 @@ def score_run(t: pa.Table, keep_statements: bool) -> pa.Table:
             "pred_format": _col(t, "p_format"), "obs_format": _col(t, "o_format")}
     ind: dict[str, Any] = {"statements": np.ones(n, dtype=np.int64)}
     for d in DIMENSIONS:
-        c = codes[d]
-        ind[f"agree_{d}"] = _none(c).astype(np.int64)
-        ind[f"mismatch_{d}"] = (~_none(c) & ~_is(c, EXCLUDED)).astype(np.int64)
+        ind[f"agree_{d}"] = (codes[d] == 0).astype(np.int64)
+        ind[f"mismatch_{d}"] = (codes[d] > 1).astype(np.int64)
     long = pa.table({**keys, **{k: pa.array(v) for k, v in ind.items()}})
     agg = long.group_by(list(keys), use_threads=False).aggregate([(k, "sum") for k in ind])
     agg = agg.rename_columns([c.removesuffix("_sum") for c in agg.column_names])
     parts = [_shape(agg.append_column("kind", pa.repeat(pa.scalar("agg"), agg.num_rows)))]
     mrows = np.nonzero(mism_any)[0]
     if len(mrows):
+        # every mismatching row went through the plain rules, which rendered its values as JSON
         sel = pa.array(mrows)
         m: dict[str, Any] = {"kind": pa.repeat(pa.scalar("mismatch"), len(mrows)), "run": run.take(sel),
                              "sql": sql.take(sel), "fingerprint": fps.take(sel),
                              "seq": _col(t, "seq").take(sel), "session": session.take(sel)}
+        rows = mrows.tolist()
         for d in DIMENSIONS:
-            m[f"code_{d}"] = pa.array(codes[d][mrows], _S)
-            m[f"pj_{d}"] = pa.array(pj[d][mrows], _S)
-            m[f"oj_{d}"] = pa.array(oj[d][mrows], _S)
+            m[f"code_{d}"] = _CODE_NAMES.take(pa.array(codes[d][mrows]))
+            m[f"pj_{d}"] = pa.array([pj[d].get(i) for i in rows], _S)
+            m[f"oj_{d}"] = pa.array([oj[d].get(i) for i in rows], _S)
         parts.append(_shape(pa.table(m)))
     if keep_statements:
         s: dict[str, Any] = {"kind": pa.repeat(pa.scalar("stmt"), n), "run": run, "sql": sql,
                              "seq": _col(t, "seq"), "session": session}
         for d in DIMENSIONS:
-            s[f"code_{d}"] = pa.array(codes[d], _S)
+            s[f"code_{d}"] = _CODE_NAMES.take(pa.array(codes[d]))
         parts.append(_shape(pa.table(s)))
     return pa.concat_tables(parts)
 
