@@ -60,3 +60,21 @@ def test_summary_and_mismatches(tmp_path: Path) -> None:
     assert m.num_rows == len(plain["rows"])
     md = (out / "report.md").read_text()
     assert "| row_events |" in md and "<script" not in md
+
+
+def test_junit_without_statement_verdicts_lists_at_most_max_failures(tmp_path: Path) -> None:
+    """Above --junit-limit only failures are listed, and only the first few; mismatches.parquet has all."""
+    from dataclasses import replace
+
+    from harness.compare.junit import write_junit
+
+    dirs = make_matrix(tmp_path / "runs", n=60)
+    report = replace(build(plain_job(load_runs(dirs)), load_runs(dirs)), statements=None)
+    assert report.mismatch_count > 5
+    for limit, listed in ((5, 5), (10 ** 6, report.mismatch_count)):
+        path = tmp_path / f"junit-{limit}.xml"
+        write_junit(report, path, max_failures=limit)
+        cases = [c for suite in JUnitXml.fromfile(str(path)) for c in suite]
+        assert len(cases) == listed
+        assert all(any(isinstance(r, Failure) for r in c.result) for c in cases)
+        assert (f"the first {listed} of" in path.read_text()) == (listed < report.mismatch_count)
