@@ -20,7 +20,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--spark-master", default="local[*]", metavar="URL",
                    help="Spark master (default local[*]; e.g. spark://127.0.0.1:7077)")
     p.add_argument("--engine", choices=("arrow", "native", "python"), default="arrow",
-                   help="arrow: per-run pyarrow join and columnar scoring in Spark tasks (fastest); "
+                   help="arrow: pyarrow join and columnar scoring inside Spark tasks (fastest); "
                         "native: Spark column expressions; python: the plain rules per row")
     p.add_argument("--junit-limit", type=int, default=50_000, metavar="N",
                    help="list passing testcases in junit.xml only up to N statements (default 50000)")

@@ -1,4 +1,4 @@
-"""The arrow engine: each Spark task joins one run in pyarrow, scores it column-wise and aggregates it.
+"""The arrow engine: each Spark task joins its runs in pyarrow, scores them column-wise and aggregates.
 
 Why: on Spark, moving every joined record into Spark's row format (mapInArrow output, nested lists) costs
 far more than the scoring itself; runs are independent, so a task can finish its run and hand Spark only
@@ -6,8 +6,9 @@ aggregates and mismatches. Scoring is a columnar fast path plus the plain rules:
 
 - a statement whose two records are equal on every raw dimension value agrees everywhere (``unsafe``
   EXCLUDED when not observable) -- decided with vectorised equality over the nested columns;
-- a missing side or an UNKNOWN format gives its whole-record code on every dimension (vectorised);
-- every other statement goes through ``verdict.score`` itself.
+- a statement with a missing side or an UNKNOWN format goes through ``verdict.score`` itself;
+- any other statement that differs has only its differing dimensions scored by ``verdict.score_dimension``
+  (a raw-equal value agrees under every rule).
 
 So ``verdict`` stays the only source of the codes; the columnar part only recognises plain agreement.
 """

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 
 class Engine(StrEnum):
-    ARROW = "arrow"  # per-run pyarrow join, columnar fast path + plain rules, in tasks (arrowengine.py)
+    ARROW = "arrow"  # pyarrow join of a task's runs, columnar fast path + plain rules (arrowengine.py)
     NATIVE = "native"  # Spark column expressions (columnar.py)
     PYTHON = "python"  # verdict.score per row in mapInArrow (pyengine.py)
 
