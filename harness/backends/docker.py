@@ -44,9 +44,9 @@ from testcontainers.core.docker_client import DockerClient as TcClient
 
 import docker
 from harness import images
-from harness.backends.base import Flavor, Server
+from harness.backends.base import Flavor
+from harness.backends.pair import PairBase, Registry
 from harness.connect import query
-from harness.topology import reset_pair
 from harness.wait import PortOpen, SqlPing
 from predictor.exceptions import ImageBuildError, RplayError, ServerStartError, UsageError
 
@@ -310,16 +310,13 @@ def template_datadir(info: ImageInfo, server_opts: Mapping[str, str]) -> Path:
 
 
 _lock = threading.RLock()
-_live: set[DockerPair] = set()
+_registry = Registry()
 _prev_term: Any = None
 _handlers_installed = False
 
 
 def _cleanup_all() -> None:
-    with _lock:
-        pairs = list(_live)
-    for p in pairs:
-        p.close()
+    _registry.close_all()
 
 
 def _on_sigterm(signum: int, frame: FrameType | None) -> None:
@@ -501,46 +498,19 @@ class DockerServer:
 # pairs
 
 
-class DockerPair:
+class DockerPair(PairBase):
     """A primary and a replica container; ``close()`` (idempotent) removes both and their files."""
 
     def __init__(self, root: Path, primary: DockerServer, replica: DockerServer, timeout: float) -> None:
-        self.root = root
+        super().__init__(root, primary, replica, timeout, _registry)
         self.servers = (primary, replica)
-        self.primary: Server = primary  # typed as the Protocol: Pair's attributes are invariant
-        self.replica: Server = replica
-        self.timeout = timeout
-        self._closed = False
-        self._close_lock = threading.Lock()
 
-    def reset(self) -> None:
-        reset_pair(self.primary, self.replica, timeout=self.timeout)
-
-    def close(self) -> None:
-        with self._close_lock:
-            if self._closed:
-                return
-            self._closed = True
-        try:
-            threads = [threading.Thread(target=s.remove, name=f"rplay-rm-{s.role}") for s in self.servers]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
-        finally:
-            shutil.rmtree(self.root, ignore_errors=True)
-            with _lock:
-                _live.discard(self)
-
-    @property
-    def closed(self) -> bool:
-        return self._closed
-
-    def __enter__(self) -> DockerPair:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def _stop_servers(self) -> None:
+        threads = [threading.Thread(target=s.remove, name=f"rplay-rm-{s.role}") for s in self.servers]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
 
 
 class DockerBackend:
@@ -581,8 +551,6 @@ class DockerBackend:
         servers = [DockerServer(role, info, root / role, _free_port(), sid, pair_id)
                    for role, sid in (("primary", 1), ("replica", 2))]
         pair = DockerPair(root, servers[0], servers[1], self.timeout)
-        with _lock:
-            _live.add(pair)
         try:
             with ThreadPoolExecutor(max_workers=2, thread_name_prefix="rplay-docker") as pool:
                 futures = [pool.submit(s.start, template, server_opts) for s in servers]

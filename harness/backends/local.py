@@ -27,9 +27,10 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from harness.backends.base import Flavor, Server
+from harness.backends.base import Flavor
+from harness.backends.pair import PairBase, Registry
 from harness.connect import DATABASE, query
-from harness.topology import attach_replica, reset_pair
+from harness.topology import attach_replica
 from harness.wait import PortOpen, SqlPing
 from predictor.exceptions import ServerStartError, UsageError
 
@@ -98,17 +99,14 @@ class Binaries:
 
 
 _lock = threading.RLock()
-_live: set[LocalPair] = set()
+_registry = Registry()
 _templates: dict[tuple[Flavor, str], Path] = {}
 _prev_handlers: dict[int, Any] = {}
 _handlers_installed = False
 
 
 def _cleanup_all() -> None:
-    with _lock:
-        pairs = list(_live)
-    for p in pairs:
-        p.close()
+    _registry.close_all()
     with _lock:
         dirs = list(_templates.values())
         _templates.clear()
@@ -333,43 +331,16 @@ def template_for(b: Binaries) -> Path:
 # pairs
 
 
-class LocalPair:
+class LocalPair(PairBase):
     """A primary and a replica process; ``close()`` (idempotent) removes every trace."""
 
     def __init__(self, root: Path, primary: LocalServer, replica: LocalServer, timeout: float) -> None:
-        self.root = root
+        super().__init__(root, primary, replica, timeout, _registry)
         self.servers = (primary, replica)
-        self.primary: Server = primary
-        self.replica: Server = replica
-        self.timeout = timeout
-        self._closed = False
-        self._close_lock = threading.Lock()
 
-    def reset(self) -> None:
-        reset_pair(self.primary, self.replica, timeout=self.timeout)
-
-    def close(self) -> None:
-        with self._close_lock:
-            if self._closed:
-                return
-            self._closed = True
-        try:
-            for s in self.servers:
-                s.kill()
-        finally:
-            shutil.rmtree(self.root, ignore_errors=True)
-            with _lock:
-                _live.discard(self)
-
-    @property
-    def closed(self) -> bool:
-        return self._closed
-
-    def __enter__(self) -> LocalPair:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def _stop_servers(self) -> None:
+        for s in self.servers:
+            s.kill()
 
 
 class LocalBackend:
@@ -407,8 +378,6 @@ class LocalBackend:
         servers = [LocalServer(role, self.flavor, root / role, _free_port(), secrets.token_urlsafe(18),
                                sid, b) for role, sid in (("primary", 1), ("replica", 2))]
         pair = LocalPair(root, servers[0], servers[1], self.timeout)
-        with _lock:
-            _live.add(pair)
         try:
             for s in servers:  # the primary boots while the replica's data dir is copied
                 s.prepare(template)

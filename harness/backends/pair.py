@@ -1,0 +1,74 @@
+"""What local and docker pairs share: a registry of live pairs for exit/signal cleanup, and the pair's
+lifecycle (reset through ``topology``, an idempotent ``close`` that always removes the pair's directory)."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from pathlib import Path
+
+from harness.backends.base import Server
+from harness.topology import reset_pair
+
+
+class Registry:
+    """Pairs not yet closed, so atexit and signal handlers can remove them."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self._live: set[PairBase] = set()
+
+    def add(self, pair: PairBase) -> None:
+        with self.lock:
+            self._live.add(pair)
+
+    def discard(self, pair: PairBase) -> None:
+        with self.lock:
+            self._live.discard(pair)
+
+    def close_all(self) -> None:
+        with self.lock:
+            pairs = list(self._live)
+        for p in pairs:
+            p.close()
+
+
+class PairBase:
+    """A primary and a replica; subclasses say how their servers stop (``_stop_servers``)."""
+
+    def __init__(self, root: Path, primary: Server, replica: Server, timeout: float, registry: Registry) -> None:
+        self.root = root
+        self.primary: Server = primary  # typed as the Protocol: Pair's attributes are invariant
+        self.replica: Server = replica
+        self.timeout = timeout
+        self._registry = registry
+        self._closed = False
+        self._close_lock = threading.Lock()
+        registry.add(self)
+
+    def reset(self) -> None:
+        reset_pair(self.primary, self.replica, timeout=self.timeout)
+
+    def _stop_servers(self) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        with self._close_lock:
+            if self._closed:
+                return
+            self._closed = True
+        try:
+            self._stop_servers()
+        finally:
+            shutil.rmtree(self.root, ignore_errors=True)
+            self._registry.discard(self)
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def __enter__(self) -> PairBase:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
