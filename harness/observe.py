@@ -20,7 +20,9 @@ from harness.binlog.events import Event, RowsKind, TableMap
 from harness.binlog.groups import Group, GroupEnd, Unit, UnitKind, split_groups
 from harness.binlog.match import Statement, created_object, loose, score_rows, score_text
 from harness.execution import Execution
+from predictor.analyze import Kind
 from predictor.exceptions import BinlogError, ServerError
+from predictor.predict import Analyzer
 from predictor.records import Cache, Format, RowEvent, RowType, StatementRecord
 
 ColumnNames = Callable[[set[tuple[str, str]]], Mapping[tuple[str, str], tuple[str, ...]]]
@@ -92,6 +94,8 @@ class _Attribution:
         self.functions: set[str] = set()
         self.stored_texts: dict[int, set[str]] = {}  # seq -> texts of units given to it by ``fallback``
         self.trigger_tables: set[str] = set()
+        self.analyze = Analyzer()
+        self._row_kinds: dict[int, frozenset[RowsKind] | None] = {}
         for s in self.sessions.values():
             for _, st in s.items:
                 o = created_object(st.loose)
@@ -150,8 +154,27 @@ class _Attribution:
             if prev is not None and prev.kind is UnitKind.QUERY and prev_seq == seq and \
                     (prev.text or "").lstrip().upper().startswith("CREATE"):
                 return 3.0  # rows of CREATE ... SELECT follow its CREATE TABLE (no Rows_query text)
-            return score_rows({t.table.casefold() for t in u.tables.values()}, st)
+            sc = score_rows({t.table.casefold() for t in u.tables.values()}, st)
+            allowed = self.row_kinds(seq, st)
+            if sc > 0 and allowed is not None and not {r.kind for r in u.rows} <= allowed:
+                sc -= 0.5  # an INSERT writes no update rows: these belong to a later statement (shape 11)
+            return sc
         return 0.0
+
+    def row_kinds(self, seq: int, st: Statement) -> frozenset[RowsKind] | None:
+        """The row events the statement itself can write (None: any, e.g. it runs a trigger or routine)."""
+        if seq not in self._row_kinds:
+            kinds: frozenset[RowsKind] | None = None
+            if not self.invoker(st):
+                info = self.analyze(st.sql)
+                if info.kind is Kind.INSERT and info.on_duplicate is None:
+                    kinds = frozenset({RowsKind.WRITE})
+                elif info.kind is Kind.UPDATE:
+                    kinds = frozenset({RowsKind.UPDATE})
+                elif info.kind is Kind.DELETE:
+                    kinds = frozenset({RowsKind.DELETE})
+            self._row_kinds[seq] = kinds
+        return self._row_kinds[seq]
 
     def _best(self, s: _Session, start: int, u: Unit, prev: Unit | None, prev_seq: int | None,
               in_group: frozenset[int] = frozenset()) -> tuple[float, int] | None:
@@ -187,7 +210,8 @@ class _Attribution:
         out: dict[int, int | None] = {}
         session = self.by_thread.get(g.thread_id) if g.thread_id is not None else None
         if g.thread_id is not None and session is None:
-            return {id(u): None for u in g.units}  # a thread outside the workload (harness setup, server)
+            # a thread outside the workload: harness setup, or MariaDB's delayed-insert handler
+            return self.delayed(g) or {id(u): None for u in g.units}
         pointer: int | None = None
         prev: Unit | None = None
         prev_seq: int | None = None
@@ -248,6 +272,24 @@ class _Attribution:
                     self.units_of.setdefault(useq, []).append((u, final))
                     self.matched.add(useq)
         return out
+
+    def delayed(self, g: Group) -> dict[int, int | None] | None:
+        """A group MariaDB's delayed-insert thread wrote (its own thread id) for the first INSERT DELAYED
+        without events whose text, or whose table for rows without text, matches every unit."""
+        for s in self.sessions.values():
+            for ex, st in s.items:
+                if ex.seq in self.matched:
+                    continue
+                info = self.analyze(ex.sql)
+                if not info.delayed:
+                    continue
+                tables = {w.table.casefold() for w in info.writes}
+                if g.units and all(score_text(u.text, st) >= 2.5 if u.text is not None else
+                                   {t.table.casefold() for t in u.tables.values()} <= tables for u in g.units):
+                    self.matched.add(ex.seq)
+                    self.units_of.setdefault(ex.seq, []).extend((u, GroupKind.STMT) for u in g.units)
+                    return {id(u): ex.seq for u in g.units}
+        return None
 
     @staticmethod
     def final_kind(g: Group, kind: GroupKind, stmts: list[Execution], units: list[Unit]) -> GroupKind:

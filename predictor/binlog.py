@@ -76,3 +76,16 @@ class Binlog:
             if b is not None:
                 b.written(p, cache, g)
         return g
+
+    def flush_together(self, parts: list[tuple[list[Piece], Cache]]) -> int | None:
+        """Several caches written as one group (MariaDB: both caches of one commit)."""
+        if not any(pieces for pieces, _ in parts):
+            return None
+        g = self.groups
+        self.groups += 1
+        for pieces, cache in parts:
+            for p in pieces:
+                b = self.builders.get(p.seq)
+                if b is not None:
+                    b.written(p, cache, g)
+        return g

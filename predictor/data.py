@@ -1,154 +1,359 @@
-"""The one piece of data the predictor simulates: the unique-key values of small tables.
+"""The one piece of data the predictor simulates: the rows of small tables, as far as it knows them.
 
-Duplicate-key errors (1062) decide whether a statement is logged at all, and with them every later binlog
-group number. The predictor therefore remembers the key values that INSERT ... VALUES with literal keys put
-into a table, as long as it knows all of them: a table stops being tracked when a statement changes its keys
-in a way we do not evaluate (UPDATE of a key column, DELETE with a WHERE, INSERT ... SELECT, LOAD DATA,
-non-literal key values) or once it holds more than ``MAX_TRACKED`` keys (parsing every INSERT of a big
-workload would cost more than it tells).
+Duplicate keys decide whether a statement is logged at all (1062), whether INSERT ... ON DUPLICATE KEY
+UPDATE and REPLACE write, update or delete rows, and with them every later binlog group number. The
+predictor therefore keeps the rows that INSERT/REPLACE ... VALUES and ... SELECT put into a table, with the
+values it can evaluate (``predictor.evaluate``; the rest are ``UNKNOWN``), as long as it knows all of them.
+A table stops being tracked when a statement changes it in a way we do not evaluate (an UPDATE of a key
+column, a DELETE whose WHERE we cannot evaluate, LOAD DATA, a key value we cannot compute) or once it holds
+more than ``MAX_TRACKED`` rows (parsing every INSERT of a big workload would cost more than it tells).
 """
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 
 from sqlglot import exp
 
 from predictor.catalog import Table
-from predictor.parse import parse
+from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, Source, Value, literal, truth, value
 
 MAX_TRACKED = 200
 
-Value = object
-Row = dict[str, Value]
+_INT_TYPES = frozenset({"INT", "INTEGER", "BIGINT", "SMALLINT", "TINYINT", "MEDIUMINT", "BIT", "YEAR"})
 
 
-@dataclass
-class Keys:
-    """Known unique-key tuples of one table, one set per unique key (table order)."""
+class Mode(Enum):
+    """What a duplicate key does to the row being written."""
 
-    sets: list[set[tuple[Value, ...]]]
-    next_auto: int = 1
-    tracked: bool = True
-
-    def size(self) -> int:
-        return max((len(s) for s in self.sets), default=0)
+    INSERT = "insert"  # error 1062
+    IGNORE = "ignore"  # skipped, warning 1062
+    REPLACE = "replace"  # the old row is replaced (updated in place or deleted)
+    UPSERT = "upsert"  # ON DUPLICATE KEY UPDATE
 
 
 @dataclass(frozen=True)
-class InsertOutcome:
-    """What the duplicate check found: the row where it stopped (None: none), and the rows it skipped."""
+class WriteOutcome:
+    """What the rows did: ``dup_at`` is the row where a duplicate stopped the statement (None: none)."""
 
     dup_at: int | None
-    ignored: int
     rows: int
+    written: int = 0
+    updated: int = 0
+    deleted: int = 0
+    ignored: int = 0
+
+
+@dataclass
+class TableData:
+    columns: tuple[str, ...]  # lower case, table order
+    keys: tuple[tuple[str, ...], ...]  # unique keys, table order (PRIMARY first)
+    auto: str | None
+    rows: list[Row | None] = field(default_factory=list)  # None: a deleted row
+    index: list[dict[tuple[Value, ...], int]] = field(default_factory=list)
+    next_auto: int = 1
+    tracked: bool = True
+
+    def __post_init__(self) -> None:
+        if not self.index:
+            self.index = [{} for _ in self.keys]
+
+    def live(self) -> list[Row]:
+        return [r for r in self.rows if r is not None]
+
+    def size(self) -> int:
+        return len(self.rows)
+
+    def key_of(self, k: int, row: Row) -> tuple[Value, ...] | None:
+        """The key tuple, None when a part is NULL (never a duplicate); raises when a part is unknown."""
+        tup = tuple(row.get(c, UNKNOWN) for c in self.keys[k])
+        if any(v is UNKNOWN for v in tup):
+            raise CannotEvaluate("unknown key value")
+        return None if any(v is None for v in tup) else tup
+
+    def conflict(self, row: Row) -> tuple[int, int] | None:
+        """(key number, row position) of the first unique key ``row`` duplicates."""
+        for k in range(len(self.keys)):
+            tup = self.key_of(k, row)
+            if tup is not None and tup in self.index[k]:
+                return k, self.index[k][tup]
+        return None
+
+    def add(self, row: Row) -> None:
+        pos = len(self.rows)
+        self.rows.append(row)
+        for k in range(len(self.keys)):
+            tup = self.key_of(k, row)
+            if tup is not None:
+                self.index[k][tup] = pos
+
+    def remove(self, pos: int) -> None:
+        row = self.rows[pos]
+        if row is None:
+            return
+        for k in range(len(self.keys)):
+            tup = self.key_of(k, row)
+            if tup is not None:
+                self.index[k].pop(tup, None)
+        self.rows[pos] = None
+
+    def set_unknown(self, columns: Sequence[str]) -> None:
+        for r in self.rows:
+            if r is not None:
+                for c in columns:
+                    r[c.lower()] = UNKNOWN
 
 
 @dataclass
 class DataModel:
-    tables: dict[str, Keys] = field(default_factory=dict)
+    tables: dict[str, TableData] = field(default_factory=dict)
 
-    def create(self, t: Table) -> None:
-        self.tables[t.name.lower()] = Keys([set() for _ in t.unique_keys])
+    def create(self, t: Table, rows: Sequence[Row] = ()) -> None:
+        d = TableData(tuple(c.name.lower() for c in t.columns),
+                      tuple(tuple(c.lower() for c in k.columns) for k in t.unique_keys),
+                      t.auto_increment.name.lower() if t.auto_increment else None)
+        self.tables[t.name.lower()] = d
+        try:
+            for r in rows:
+                d.add(_fill(t, d, dict(r)))
+        except CannotEvaluate:
+            d.tracked = False
 
     def forget(self, name: str) -> None:
-        k = self.tables.get(name.lower())
-        if k is not None:
-            k.tracked = False
+        d = self.tables.get(name.lower())
+        if d is not None:
+            d.tracked = False
 
     def clear(self, t: Table) -> None:
         if t.name.lower() in self.tables:
             self.create(t)
 
-    def tracked(self, t: Table) -> Keys | None:
-        k = self.tables.get(t.name.lower())
-        if k is None or not k.tracked or not t.unique_keys or len(k.sets) != len(t.unique_keys):
+    def tracked(self, t: Table) -> TableData | None:
+        d = self.tables.get(t.name.lower())
+        if d is None or not d.tracked or len(d.keys) != len(t.unique_keys) or len(d.columns) != len(t.columns):
             return None
-        if k.size() > MAX_TRACKED:
-            k.tracked = False
+        if d.size() > MAX_TRACKED:
+            d.tracked = False
             return None
-        return k
+        return d
 
-    def insert(self, t: Table, sql: str, ignore: bool, commit: bool) -> InsertOutcome | None:
-        """Check an INSERT ... VALUES against the known keys; None when it cannot be evaluated (the table
-        is then no longer tracked). ``commit`` keeps the inserted keys (False: the statement is undone)."""
-        keys = self.tracked(t)
-        if keys is None:
+    def source(self, t: Table) -> Source | None:
+        """``t``'s rows for a SELECT; InnoDB-like tables in primary-key order, others in insertion order."""
+        d = self.tracked(t)
+        if d is None:
             return None
-        rows = _literal_rows(sql, t)
-        if rows is None:
-            keys.tracked = False
+        rows = d.live()
+        if d.keys and t.keys and t.keys[0].kind.value == "primary":
+            try:
+                rows = sorted(rows, key=lambda r: tuple(r[c] for c in d.keys[0]))
+            except (TypeError, KeyError):
+                pass
+        return Source(d.columns, rows)
+
+    def write(self, t: Table, rows: Sequence[Row], mode: Mode, commit: bool,
+              assignments: Sequence[tuple[str, exp.Expression]] = (), has_delete_trigger: bool = False
+              ) -> WriteOutcome | None:
+        """Write ``rows`` (column -> value, missing columns take their defaults) into tracked ``t``.
+
+        ``commit`` False: a statement stopped by a duplicate is undone (transactional tables); True: the
+        rows before the duplicate stay. None when the outcome cannot be evaluated (``t`` is then no longer
+        tracked).
+        """
+        d = self.tracked(t)
+        if d is None:
             return None
-        added: list[list[tuple[Value, ...]]] = [[] for _ in keys.sets]
-        dup_at: int | None = None
-        ignored = 0
-        auto = t.auto_increment
-        next_auto = keys.next_auto
-        for i, row in enumerate(rows):
-            if auto is not None:
-                v = row.get(auto.name.lower())
-                if v is None or v == 0:
-                    row[auto.name.lower()] = next_auto
-                    next_auto += 1
-                elif isinstance(v, int):
-                    next_auto = max(next_auto, v + 1)
-            tuples = [tuple(row.get(c.lower()) for c in k.columns) for k in t.unique_keys]
-            clash = any(None not in tup and (tup in s or tup in a)
-                        for tup, s, a in zip(tuples, keys.sets, added, strict=True))
-            if clash:
-                if ignore:
-                    ignored += 1
-                    continue
-                dup_at = i
-                break
-            for tup, a in zip(tuples, added, strict=True):
-                if None not in tup:
-                    a.append(tup)
-        if commit or dup_at is None:
-            for s, a in zip(keys.sets, added, strict=True):
-                s.update(a)
-            keys.next_auto = next_auto
-        return InsertOutcome(dup_at, ignored, len(rows))
-
-
-def _literal(e: exp.Expression) -> Value | None:
-    if isinstance(e, exp.Literal):
-        if e.is_string:
-            return str(e.this).casefold().rstrip(" ")  # default collations: case- and pad-insensitive
+        work = copy.deepcopy(d)
         try:
-            return int(e.this)
+            out = _write(t, work, rows, mode, assignments, has_delete_trigger)
+        except CannotEvaluate:
+            d.tracked = False
+            return None
+        if out.dup_at is None or commit:
+            self.tables[t.name.lower()] = work
+        elif t.auto_increment is not None:
+            d.next_auto = work.next_auto  # InnoDB does not give back auto-increment values
+        return out
+
+    def changed_columns(self, t: Table, columns: Sequence[str]) -> None:
+        """An UPDATE wrote ``columns`` of some rows: their values are no longer known."""
+        d = self.tracked(t)
+        if d is None:
+            return
+        low = {c.lower() for c in columns}
+        if any(c in low for k in d.keys for c in k):
+            d.tracked = False
+        else:
+            d.set_unknown(sorted(low))
+
+    def delete_where(self, t: Table, where: exp.Expression | None) -> None:
+        """A single-table DELETE: remove the rows its WHERE selects, or stop tracking."""
+        d = self.tracked(t)
+        if d is None:
+            return
+        if where is None:
+            self.create(t)
+            return
+        try:
+            doomed = [i for i, r in enumerate(d.rows) if r is not None and truth(where, r)]
+        except CannotEvaluate:
+            d.tracked = False
+            return
+        for i in doomed:
+            d.remove(i)
+
+
+def _coerce(t: Table, name: str, v: Value) -> Value:
+    col = t.column(name)
+    if col is None or v is None or v is UNKNOWN:
+        return v
+    base = col.type.upper().split("(")[0]
+    if base in _INT_TYPES and isinstance(v, str):
+        try:
+            return int(v)
         except ValueError:
-            return str(e.this)
-    if isinstance(e, exp.Neg) and isinstance(e.this, exp.Literal) and not e.this.is_string:
-        v = _literal(e.this)
-        return -v if isinstance(v, int) else v
-    if isinstance(e, exp.Null):
-        return None
-    raise ValueError("not a literal")
+            return UNKNOWN
+    if base not in _INT_TYPES and isinstance(v, int) and base in ("CHAR", "VARCHAR", "TEXT", "BINARY", "VARBINARY"):
+        return str(v)
+    return v
 
 
-def _literal_rows(sql: str, t: Table) -> list[Row] | None:
-    tree = parse(sql)
-    if not isinstance(tree, exp.Insert) or not isinstance(tree.expression, exp.Values):
-        return None
+def _fill(t: Table, d: TableData, row: Row) -> Row:
+    """The full row: given values coerced to column types, auto-increment assigned, defaults elsewhere."""
+    out: Row = {}
+    for c in t.columns:
+        name = c.name.lower()
+        if name in row:
+            out[name] = _coerce(t, name, row[name])
+        elif c.auto_increment:
+            out[name] = None
+        elif c.nullable and not c.has_default:
+            out[name] = None
+        else:
+            out[name] = UNKNOWN
+    if d.auto is not None:
+        v = out.get(d.auto)
+        if v is None or v == 0:
+            if any(k[0] != d.auto and d.auto in k for k in d.keys):
+                raise CannotEvaluate("auto-increment on a second key part (MyISAM per-group numbering)")
+            out[d.auto] = d.next_auto
+            d.next_auto += 1
+        elif isinstance(v, int):
+            d.next_auto = max(d.next_auto, v + 1)
+        else:
+            raise CannotEvaluate("unknown auto-increment value")
+    return out
+
+
+def _write(t: Table, d: TableData, rows: Sequence[Row], mode: Mode,
+           assignments: Sequence[tuple[str, exp.Expression]], has_delete_trigger: bool) -> WriteOutcome:
+    written = updated = deleted = ignored = 0
+    own = t.name.lower()
+    for i, given in enumerate(rows):
+        row = _fill(t, d, given)
+        hit = d.conflict(row)
+        if hit is None:
+            d.add(row)
+            written += 1
+            continue
+        if mode is Mode.IGNORE:
+            ignored += 1
+            continue
+        if mode is Mode.INSERT:
+            return WriteOutcome(i, len(rows), written, updated, deleted, ignored)
+        if mode is Mode.UPSERT:
+            _, pos = hit
+            old = d.rows[pos]
+            assert old is not None
+            new = dict(old)
+            for col, e in assignments:
+                new[col.lower()] = _coerce(t, col, _assigned(e, old, row, own))
+            if any(new[c] != old[c] for k in d.keys for c in k):
+                raise CannotEvaluate("ON DUPLICATE KEY UPDATE changes a key")
+            if _differs(old, new):
+                updated += 1
+            d.rows[pos] = new
+            continue
+        # REPLACE: the last unique key is updated in place (no DELETE trigger); any other key is deleted
+        while hit is not None:
+            k, pos = hit
+            if k == len(d.keys) - 1 and not has_delete_trigger:
+                old = d.rows[pos]
+                assert old is not None
+                if _differs(old, row):
+                    updated += 1
+                d.remove(pos)
+                d.add(row)
+                break
+            d.remove(pos)
+            deleted += 1
+            hit = d.conflict(row)
+        else:
+            d.add(row)
+            written += 1
+    return WriteOutcome(None, len(rows), written, updated, deleted, ignored)
+
+
+def _assigned(e: exp.Expression, old: Row, new: Row, own: str) -> Value:
+    """An ON DUPLICATE KEY UPDATE value: columns are the old row's, VALUES(c) / alias.c the new row's."""
+    if isinstance(e, exp.Column) and e.table and e.table.lower() != own:
+        return new.get(e.name.lower(), UNKNOWN)
+    if isinstance(e, exp.Anonymous) and e.name.upper() == "VALUES" and len(e.expressions) == 1:
+        return new.get(e.expressions[0].name.lower(), UNKNOWN)
+    if isinstance(e, (exp.Add, exp.Sub, exp.Mul, exp.Paren)):
+        try:
+            return value(e.transform(lambda x: _inline(x, old, new, own)), old)
+        except CannotEvaluate:
+            return UNKNOWN
+    try:
+        return value(e, old)
+    except CannotEvaluate:
+        return UNKNOWN
+
+
+def _inline(x: exp.Expression, old: Row, new: Row, own: str) -> exp.Expression:
+    if isinstance(x, (exp.Column, exp.Anonymous)) and not (isinstance(x, exp.Column) and
+                                                           (not x.table or x.table.lower() == own)):
+        v = _assigned(x, old, new, own)
+        if isinstance(v, int):
+            return exp.Literal.number(v)
+        if isinstance(v, str):
+            return exp.Literal.string(v)
+        if v is None:
+            return exp.Null()
+        raise CannotEvaluate("unknown value")
+    return x
+
+
+def _differs(old: Row, new: Row) -> bool:
+    """Whether writing ``new`` over ``old`` changes the row (unknown values count as a change)."""
+    return any(v is UNKNOWN or old.get(c) is UNKNOWN or old.get(c) != v for c, v in new.items())
+
+
+def values_rows(tree: exp.Insert, t: Table) -> list[Row] | None:
+    """The rows of INSERT/REPLACE ... VALUES or ... SET, by column; None if the column list does not fit."""
     target = tree.this
     if isinstance(target, exp.Schema) and target.expressions:
         cols = [str(c.name).lower() for c in target.expressions]
     else:
         cols = [c.name.lower() for c in t.columns]
-    key_cols = {c.lower() for k in t.unique_keys for c in k.columns}
+    src = tree.expression
+    if not isinstance(src, exp.Values):
+        return None
     out: list[Row] = []
-    for tup in tree.expression.expressions:
-        values = tup.expressions if isinstance(tup, exp.Tuple) else [tup]
-        if len(values) != len(cols):
+    for tup in src.expressions:
+        vals = tup.expressions if isinstance(tup, exp.Tuple) else [tup]
+        if len(vals) != len(cols):
             return None
         row: Row = {}
-        for c, v in zip(cols, values, strict=True):
-            if c not in key_cols:
+        for c, v in zip(cols, vals, strict=True):
+            if isinstance(v, exp.Var) and v.name.upper() == "DEFAULT":
                 continue
             try:
-                row[c] = _literal(v)
-            except ValueError:
-                return None
+                row[c] = literal(v)
+            except CannotEvaluate:
+                row[c] = UNKNOWN
         out.append(row)
     return out

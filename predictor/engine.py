@@ -10,13 +10,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
+from sqlglot import exp
+
 from predictor.analyze import DML_KINDS, Kind, Op, StatementInfo
 from predictor.binlog import Binlog, Builder
 from predictor.catalog import Catalog, Column, Routine, Table, Trigger, View
 from predictor.context import Context
-from predictor.data import DataModel
+from predictor.data import DataModel, Mode, values_rows
 from predictor.decide import decide, gtid_consistency
+from predictor.evaluate import Row, Source, select_rows
 from predictor.images import images
+from predictor.parse import parse
 from predictor.profiles import Profile
 from predictor.resolve import lookup, resolve
 from predictor.session import Cache, Piece, SessionState, canonical_var, normalize_value
@@ -80,6 +84,11 @@ class Predictor:
 
     def end_statement(self, s: SessionState, stmt_cache: list[Piece], trx_pieces: list[Piece]) -> None:
         """Flush the statement cache, queue transactional pieces, commit when not in a transaction."""
+        if (self.profile.ONE_GROUP_PER_COMMIT and stmt_cache and not s.multi_stmt_mode
+                and (trx_pieces or s.trx_cache)):
+            self.binlog.flush_together([(stmt_cache, Cache.STMT), ([*s.trx_cache, *trx_pieces], Cache.TRX)])
+            s.reset_trx()
+            return
         self.binlog.flush(stmt_cache, Cache.STMT)
         s.trx_cache.extend(trx_pieces)
         if s.multi_stmt_mode:
@@ -192,6 +201,7 @@ class _Outcome:
     nontrans_temp: bool
     logged: bool
     row_writes: tuple[tuple[str, Op, bool, bool], ...]  # (table, op, top, temporary) for row counts
+    row_format: bool = False
 
 
 def _memo_key(p: Predictor, info: StatementInfo, s: SessionState) -> tuple[object, ...]:
@@ -208,7 +218,34 @@ def _memo_key(p: Predictor, info: StatementInfo, s: SessionState) -> tuple[objec
             *[rows.get(n) == 0 for n in names])
 
 
+_DELAYED_ENGINES = frozenset({"myisam", "memory", "archive", "blackhole"})
+ER_DELAYED_NOT_SUPPORTED = 1616
+
+
+def _handle_delayed(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> bool:
+    """MariaDB's INSERT DELAYED: the delayed-insert thread writes and logs the rows (True: handled)."""
+    if not (info.delayed and p.profile.DELAYED_THREAD and len(info.writes) == 1 and not info.select_source):
+        return False
+    fmt = p.profile.global_var("binlog_format").upper()
+    if fmt == "STATEMENT" or not s.log_bin or s.locked:
+        return False  # runs as a plain INSERT
+    t = lookup(info.writes[0].table, p.catalog, s)
+    if t is None or t.temporary:
+        return False
+    if p.profile.engine(t.engine).name not in _DELAYED_ENGINES:
+        b.error = ER_DELAYED_NOT_SUPPORTED
+        return True
+    p.data.forget(t.name)
+    p.rows[t.name.lower()] = None
+    before, after = images(t, Op.INSERT, info.writes[0].columns, p.profile.global_var("binlog_row_image").upper(),
+                          p.profile)
+    p.binlog.flush([Piece(b.seq, True, True, t.name, before, after, "write")], Cache.STMT)
+    return True
+
+
 def handle_dml(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    if info.delayed and _handle_delayed(p, b, info, s):
+        return
     key = _memo_key(p, info, s)
     out = p.memo.get(key)
     if out is None:
@@ -219,6 +256,8 @@ def handle_dml(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -
         p.memo_infos[id(info)] = info  # keep the info alive while its id is a key
     if out.error is None:
         out = _with_key_checks(p, b.sql, info, s, out)
+    if info.delayed and p.profile.DELAYED_WARNING:
+        b.warnings.add(p.profile.DELAYED_WARNING)
     _apply(p, b, info, s, out)
 
 
@@ -244,64 +283,113 @@ def _apply(p: Predictor, b: Builder, info: StatementInfo, s: SessionState, out: 
 
 
 def _with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, out: _Outcome) -> _Outcome:
-    """Duplicate keys of INSERT ... VALUES into a tracked table: 1062, partial inserts, IGNORE'd rows."""
-    if info.on_duplicate is not None and not info.select_source and info.writes:
-        return _on_duplicate(p, sql, info, s, out)
-    if info.kind is Kind.REPLACE or info.kind is Kind.LOAD or info.select_source or info.on_duplicate is not None:
-        for w in info.writes:
+    """What the rows of tracked tables decide: duplicate keys (1062, partial inserts, IGNORE'd rows) and the
+    writes, updates and deletes of REPLACE and ON DUPLICATE KEY UPDATE."""
+    for w in info.writes:
+        t = lookup(w.table, p.catalog, s)
+        if t is not None:
+            for trig in t.triggers:  # rows a trigger changes are not evaluated
+                for body in trig.body:
+                    for tw in body.writes:
+                        p.data.forget(tw.table)
+    if info.kind in (Kind.INSERT, Kind.REPLACE) and len(info.writes) == 1:
+        return _write_rows(p, sql, info, s, out)
+    for w in info.writes:
+        t = lookup(w.table, p.catalog, s)
+        if t is None or t.temporary:
+            continue
+        if info.kind is Kind.DELETE and not info.multi_table and info.limit is None:
+            if p.data.tracked(t) is not None:
+                tree = parse(sql)
+                if isinstance(tree, exp.Delete):
+                    where = tree.args.get("where")
+                    p.data.delete_where(t, where.this if where is not None else None)
+                else:
+                    p.data.forget(w.table)
+        elif info.kind is Kind.UPDATE and w.columns is not None:
+            p.data.changed_columns(t, w.columns)
+        else:
             p.data.forget(w.table)
-        return out
-    if info.kind is not Kind.INSERT or not info.writes:
-        for w in info.writes:
-            if info.kind is Kind.DELETE and "where" not in info.extra and not info.multi_table:
-                t = lookup(w.table, p.catalog, s)
-                if t is not None:
-                    p.data.clear(t)
-            elif info.kind is Kind.DELETE or (w.columns is not None and _touches_key(p, w.table, w.columns, s)):
-                p.data.forget(w.table)
-        return out
+    return out
+
+
+def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, out: _Outcome) -> _Outcome:
+    """INSERT / REPLACE into one table whose rows are tracked: evaluate the rows the statement writes."""
     t = lookup(info.writes[0].table, p.catalog, s)
     if t is None or t.temporary:
         return out
     trans = p.profile.engine(t.engine).transactional
-    res = p.data.insert(t, sql, info.ignore, commit=not trans)
     if trans and s.multi_stmt_mode:
         s.trx_tables.add(t.name.lower())
-    if res is None or (res.dup_at is None and not res.ignored):
+    if p.data.tracked(t) is None:
         return out
-    if res.dup_at is None:  # INSERT IGNORE skipped rows
-        warnings = out.warnings | {1062}
-        if res.ignored < res.rows:
-            return replace(out, warnings=warnings)
-        # nothing changed: no row events; a statement-format query is still logged
-        return replace(out, warnings=warnings, stmt_cache=tuple(x for x in out.stmt_cache if not x.rows),
-                       trx=tuple(x for x in out.trx if not x.rows),
-                       logged=any(not x.rows for x in (*out.stmt_cache, *out.trx)))
-    if trans or res.dup_at == 0:
-        return replace(out, error=1062, logged=False, stmt_cache=(), trx=(), row_writes=())
-    # a non-transactional table keeps the rows before the duplicate: logged, with the error
-    return replace(out, error=1062, warnings=out.warnings | {1196})
-
-
-def _on_duplicate(p: Predictor, sql: str, info: StatementInfo, s: SessionState, out: _Outcome) -> _Outcome:
-    """INSERT ... VALUES ... ON DUPLICATE KEY UPDATE: a row that hits a known key is an update."""
-    t = lookup(info.writes[0].table, p.catalog, s)
-    if t is None or t.temporary:
+    tree = parse(sql)
+    rows = _statement_rows(p, tree, t, s) if isinstance(tree, exp.Insert) else None
+    if rows is None or not isinstance(tree, exp.Insert):
+        p.data.forget(t.name)
         return out
-    res = p.data.insert(t, sql, ignore=True, commit=True)
-    if res is None or not res.ignored:
+    conflict = tree.args.get("conflict")
+    assignments = [(e.this.name, e.expression) for e in conflict.expressions
+                   if isinstance(e, exp.EQ)] if conflict is not None else []
+    mode = (Mode.REPLACE if info.kind is Kind.REPLACE or tree.args.get("replace") else
+            Mode.UPSERT if conflict is not None else Mode.IGNORE if info.ignore else Mode.INSERT)
+    res = p.data.write(t, rows, mode, commit=not trans, assignments=assignments,
+                       has_delete_trigger=any(tr.event.upper() == "DELETE" for tr in t.triggers))
+    if res is None:
         return out
-    before, after = images(t, Op.UPDATE, info.on_duplicate, s.row_image, p.profile)
-    upd = Piece(-1, True, not p.profile.engine(t.engine).transactional, t.name, before, after, "update")
+    if res.dup_at is not None:
+        if trans or res.dup_at == 0:
+            return replace(out, error=1062, logged=False, stmt_cache=(), trx=(), row_writes=())
+        # a non-transactional table keeps the rows before the duplicate: logged, with the error
+        return replace(out, error=1062, warnings=out.warnings | {ER_WARNING_NOT_COMPLETE_ROLLBACK})
+    warnings = out.warnings | {1062} if res.ignored else out.warnings
+    changed = {"write": res.written, "update": res.updated, "delete": res.deleted}
 
-    def swap(pieces: tuple[Piece, ...]) -> tuple[Piece, ...]:
-        kept = tuple(x for x in pieces if not (x.rows and x.table == t.name and x.type == "write"))
-        had = len(kept) != len(pieces)
-        extra = (upd,) if had else ()
-        writes = tuple(x for x in pieces if x not in kept) if res.ignored < res.rows else ()
-        return kept + writes + extra
+    written = info.writes[0].columns
+    update_cols = info.on_duplicate if mode is Mode.UPSERT else written
 
-    return replace(out, stmt_cache=swap(out.stmt_cache), trx=swap(out.trx))
+    def pieces(cache: tuple[Piece, ...]) -> tuple[Piece, ...]:
+        """The target's row pieces as the rows went (the decision saw only the statement)."""
+        own = {x.type: x for x in cache if x.rows and x.table == t.name}
+        if not own:
+            return cache  # not logged as rows, or rows of a self-logging / unreplicated engine
+        add: list[Piece] = []
+        for typ, op, cols in (("delete", Op.DELETE, None), ("write", Op.INSERT, written),
+                              ("update", Op.UPDATE, update_cols)):
+            if changed[typ]:
+                if typ in own:
+                    add.append(own[typ])
+                else:
+                    before, after = images(t, op, cols, s.row_image, p.profile)
+                    add.append(Piece(-1, True, not trans, t.name, before, after, typ))
+        return tuple(x for x in cache if not (x.rows and x.table == t.name)) + tuple(add)
+
+    stmt_cache, trx = pieces(out.stmt_cache), pieces(out.trx)
+    logged = bool(stmt_cache or trx) if out.row_format else out.logged
+    return replace(out, warnings=warnings, stmt_cache=stmt_cache, trx=trx, logged=logged)
+
+
+def _statement_rows(p: Predictor, tree: exp.Insert, t: Table, s: SessionState) -> list[Row] | None:
+    """The rows an INSERT / REPLACE writes, by target column, or None when they cannot be evaluated."""
+    if isinstance(tree.expression, exp.Values):
+        return values_rows(tree, t)
+    got = select_rows(tree.expression, lambda name: _source(p, name, s))
+    if got is None:
+        return None
+    target = tree.this
+    if isinstance(target, exp.Schema) and target.expressions:
+        cols = [str(c.name).lower() for c in target.expressions]
+    else:
+        cols = [c.name.lower() for c in t.columns]
+    _, values = got
+    if any(len(v) != len(cols) for v in values):
+        return None
+    return [dict(zip(cols, v, strict=True)) for v in values]
+
+
+def _source(p: Predictor, name: str, s: SessionState) -> Source | None:
+    t = lookup(name, p.catalog, s)
+    return None if t is None or t.temporary else p.data.source(t)
 
 
 def _touches_key(p: Predictor, table: str, columns: tuple[str, ...], s: SessionState) -> bool:
@@ -320,7 +408,7 @@ def _decide_dml(p: Predictor, seq: int, info: StatementInfo, s: SessionState) ->
                 logged: bool = True, temp: bool = False) -> _Outcome:
         return _Outcome(error, frozenset(ctx.warnings), frozenset(ctx.unsafe), stmt, trx,
                         ctx.writes_trans, ctx.writes_nontrans, temp, logged and error is None,
-                        row_writes if error is None else ())
+                        row_writes if error is None else (), ctx.row_format)
 
     if ctx.access.missing:
         return outcome(ER_NO_SUCH_TABLE)
@@ -609,6 +697,9 @@ def handle_create_select(p: Predictor, b: Builder, info: StatementInfo, s: Sessi
     if p.profile.enforce_gtid and not info.temporary and not p.profile.engine(engine).transactional:
         b.error = 1786  # ER_GTID_UNSAFE_CREATE_SELECT: only atomic (transactional) targets get one GTID
         return
+    if not _fill_created(p, b.sql, table, info, s):
+        b.error = 1062  # a duplicate key while filling: the table is dropped again, nothing is logged
+        return
     ctx = Context(b.seq, info, resolve(info, p.catalog, s), s, p.catalog, p.profile)
     b.unsafe = classify(ctx)
     ctx.unsafe = set(b.unsafe)
@@ -638,6 +729,28 @@ def handle_create_select(p: Predictor, b: Builder, info: StatementInfo, s: Sessi
         before, after = images(table, Op.INSERT, None, s.row_image, p.profile)
         pieces.append(Piece(b.seq, True, False, table.name, before, after, "write"))
     p.binlog.flush(pieces, Cache.TRX)
+
+
+def _fill_created(p: Predictor, sql: str, table: Table, info: StatementInfo, s: SessionState) -> bool:
+    """Evaluate the rows CREATE ... SELECT puts into ``table`` (matched by column name); False when a
+    duplicate key fails the statement. A base table's rows are then tracked when they could be evaluated."""
+    tree = parse(sql)
+    got = select_rows(tree.expression, lambda name: _source(p, name, s)) \
+        if isinstance(tree, exp.Create) and tree.expression is not None else None
+    scratch = DataModel()
+    scratch.create(table)
+    res = None
+    if got is not None:
+        names, values = got
+        mode = Mode.REPLACE if info.replace else Mode.IGNORE if info.ignore else Mode.INSERT
+        res = scratch.write(table, [dict(zip(names, v, strict=True)) for v in values], mode, commit=False)
+        if res is not None and res.dup_at is not None:
+            return False
+    if not table.temporary:
+        p.data.tables[table.name.lower()] = scratch.tables[table.name.lower()]
+        if res is None:
+            p.data.forget(table.name)
+    return True
 
 
 def handle_drop_table(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:

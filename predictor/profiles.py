@@ -132,6 +132,15 @@ class Profile:
     """The handler warning InnoDB adds to 1665 under READ COMMITTED (MySQL 9.7: 1015; MariaDB: 1030)."""
     GTID_CONSISTENCY_ERRORS: ClassVar[bool] = True
     """Whether enforce_gtid_consistency exists (MySQL) and raises 1785/1787."""
+    DELAYED_WARNING: ClassVar[int | None] = 3005
+    """MySQL ignores DELAYED (a plain INSERT) with warning 3005; MariaDB runs it (no warning)."""
+    DELAYED_THREAD: ClassVar[bool] = False
+    """MariaDB: INSERT DELAYED hands its rows to a server thread that logs them under the *global*
+    binlog_format (rows unless it is STATEMENT, when the insert runs as a plain one), in its own group."""
+    ONE_GROUP_PER_COMMIT: ClassVar[bool] = False
+    """MariaDB: the statement cache and the transaction cache flushed by the same autocommit statement end are
+    written as one event group (seed 001 shape 5.a in ROW: the next statement's group is one higher, not two);
+    MySQL writes (and numbers) each cache as its own group."""
 
     def __init__(self, server_opts: Mapping[str, str] | None = None,
                  engines: Mapping[str, Engine] | None = None) -> None:
@@ -159,6 +168,10 @@ class Profile:
 
     def knows_engine(self, name: str) -> bool:
         return E.canonical_engine(name) in self.engines
+
+    def global_var(self, name: str) -> str:
+        """A global variable's value: a server option, else the session default (which copies it)."""
+        return self.server_opts.get(name) or self.SESSION_DEFAULTS.get(name, "")
 
     def opt_on(self, name: str) -> bool:
         return self.server_opts.get(name, "OFF").upper() in ("ON", "1", "TRUE", "YES")
@@ -230,6 +243,9 @@ class MariaDB1011(Profile):
     INNODB_ROW_ONLY_WARNING = 1030
     BINLOG_FORMAT_WITH_TEMP_ERROR = None
     GTID_CONSISTENCY_ERRORS = False
+    ONE_GROUP_PER_COMMIT = True
+    DELAYED_WARNING = None
+    DELAYED_THREAD = True
 
 
 class MariaDB118(MariaDB1011):

@@ -70,9 +70,10 @@ def _target(s: str) -> tuple[str, str] | None:
 class Statement:
     """A workload statement prepared once for matching."""
 
-    __slots__ = ("calls", "exact", "is_boundary", "is_call", "loose", "may_write", "words")
+    __slots__ = ("calls", "exact", "is_boundary", "is_call", "loose", "may_write", "sql", "words")
 
     def __init__(self, sql: str) -> None:
+        self.sql = sql
         self.exact = norm(sql)
         self.loose = loose(sql)
         self.words = set(re.findall(r"[\w$]+", self.loose))
