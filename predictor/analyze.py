@@ -50,6 +50,7 @@ class Kind(str, Enum):
     LOCK_TABLES = "LOCK_TABLES"
     UNLOCK_TABLES = "UNLOCK_TABLES"
     FLUSH = "FLUSH"
+    BINLOG = "BINLOG"  # BINLOG '...': a row injection
     NOOP = "NOOP"  # not logged, no state we track (USE, SHOW, CHECK, DECLARE...)
     UNKNOWN = "UNKNOWN"
 
@@ -629,6 +630,8 @@ def analyze_tree(tree: exp.Expression) -> StatementInfo:
         if sp is not None:
             return StatementInfo(Kind.ROLLBACK_TO, savepoint=_name(sp))
         return StatementInfo(Kind.ROLLBACK, chain=bool(tree.args.get("chain")))
+    if isinstance(tree, nodes.BinlogEvent):
+        return StatementInfo(Kind.BINLOG)  # the events are read at prediction time (literals are not cached)
     if isinstance(tree, nodes.Savepoint):
         return StatementInfo(Kind.SAVEPOINT, savepoint=_name(tree.this))
     if isinstance(tree, nodes.ReleaseSavepoint):

@@ -20,6 +20,8 @@ from predictor.data import DataModel, Mode, values_rows
 from predictor.decide import decide, gtid_consistency
 from predictor.evaluate import Row, Source, select_rows
 from predictor.images import images
+from predictor.injection import InjectedRows, InjectionError, injected_rows
+from predictor.nodes import BinlogEvent
 from predictor.parse import parse
 from predictor.profiles import Profile
 from predictor.resolve import lookup, resolve
@@ -996,6 +998,53 @@ def _merge(into: Builder, sub: Builder) -> None:
         into.row_events.setdefault(k, v)
 
 
+ER_BINLOG_ROW_INJECTION_AND_STMT_ENGINE = 1664
+
+
+def handle_binlog(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    """BINLOG '...': the injected rows events are applied and logged as rows, or refused (reference §1)."""
+    tree = parse(b.sql)
+    try:
+        events = injected_rows(str(tree.this.this)) if isinstance(tree, BinlogEvent) else None
+    except InjectionError as e:
+        events, b.reason = None, str(e)
+    if events is None:
+        b.unknown = True
+        b.reason = b.reason or "BINLOG statement without a string"
+        return
+    if not events:
+        return  # a format description only: applied, nothing written
+    tables: list[tuple[Table, InjectedRows]] = []
+    for ev in events:
+        t = lookup(ev.table, p.catalog, s)
+        if t is None:
+            b.error = ER_NO_SUCH_TABLE
+            return
+        tables.append((t, ev))
+    if p.profile.ROW_INJECTION_GTID_ERROR and p.profile.opt_on("gtid_mode"):
+        b.error = p.profile.ROW_INJECTION_GTID_ERROR
+        return
+    if any(not p.profile.engine(t.engine).caps(s.isolation)[0] for t, _ in tables):
+        b.error = ER_BINLOG_ROW_INJECTION_AND_STMT_ENGINE
+        return
+    if s.binlog_format == "STATEMENT" and p.profile.ROW_INJECTION_STMT_MODE_ERROR:
+        b.error = p.profile.ROW_INJECTION_STMT_MODE_ERROR
+        return
+    stmt_cache: list[Piece] = []
+    trx: list[Piece] = []
+    op = {"write": Op.INSERT, "update": Op.UPDATE, "delete": Op.DELETE}
+    for t, ev in tables:
+        p.data.forget(t.name)
+        trans = p.profile.engine(t.engine).transactional
+        cols = tuple(t.columns[i].name for i in (ev.after or ev.before) if i < len(t.columns))
+        before, after = images(t, op[ev.type], cols, s.row_image, p.profile)
+        (trx if trans else stmt_cache).append(Piece(b.seq, True, not trans, t.name, before, after, ev.type))
+    writes = tuple((t.name, op[ev.type], True, t.temporary) for t, ev in tables)
+    out = _Outcome(None, frozenset(), frozenset(), tuple(stmt_cache), tuple(trx), bool(trx), bool(stmt_cache),
+                   False, s.log_bin, writes, True)
+    _apply(p, b, info, s, out)
+
+
 def handle_xa(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
     kind = info.xa or ""
     if kind == "START":
@@ -1059,6 +1108,7 @@ HANDLERS: dict[Kind, Handler] = {
     Kind.ROLLBACK_TO: handle_rollback_to,
     Kind.RELEASE_SAVEPOINT: handle_release,
     Kind.XA: handle_xa,
+    Kind.BINLOG: handle_binlog,
     Kind.SET: handle_set,
     Kind.SET_TRANSACTION: handle_set_transaction,
     Kind.LOCK_TABLES: handle_lock,

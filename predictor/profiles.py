@@ -137,6 +137,11 @@ class Profile:
     DELAYED_THREAD: ClassVar[bool] = False
     """MariaDB: INSERT DELAYED hands its rows to a server thread that logs them under the *global*
     binlog_format (rows unless it is STATEMENT, when the insert runs as a plain one), in its own group."""
+    ROW_INJECTION_STMT_MODE_ERROR: ClassVar[int | None] = 1666
+    """A row injection (BINLOG statement) under binlog_format=STATEMENT; MariaDB switches to rows silently."""
+    ROW_INJECTION_GTID_ERROR: ClassVar[int | None] = 1782
+    """MySQL with gtid_mode=ON refuses a BINLOG statement's rows before any logging decision (1782, GTID_NEXT
+    cannot be ANONYMOUS), so 1664/1666 are not reached; seen on 9.7."""
     ONE_GROUP_PER_COMMIT: ClassVar[bool] = False
     """MariaDB: the statement cache and the transaction cache flushed by the same autocommit statement end are
     written as one event group (seed 001 shape 5.a in ROW: the next statement's group is one higher, not two);
@@ -244,6 +249,8 @@ class MariaDB1011(Profile):
     BINLOG_FORMAT_WITH_TEMP_ERROR = None
     GTID_CONSISTENCY_ERRORS = False
     ONE_GROUP_PER_COMMIT = True
+    ROW_INJECTION_STMT_MODE_ERROR = None
+    ROW_INJECTION_GTID_ERROR = None
     DELAYED_WARNING = None
     DELAYED_THREAD = True
 
