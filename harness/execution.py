@@ -28,6 +28,8 @@ class Execution:
 
     ``unsafe`` holds the reason names behind each 1592 note. ``trx_cache_use``/``stmt_cache_use`` are the
     deltas of Binlog_cache_use / Binlog_stmt_cache_use across the statement, or None when not measured.
+    ``binlog_end`` is the primary's binlog (file, position) right after the statement returned: every group
+    ending at or before it was written by then (``observe`` uses it as a fence), None when not measured.
     """
 
     seq: int
@@ -42,6 +44,7 @@ class Execution:
     trx_cache_use: int | None = None
     stmt_cache_use: int | None = None
     elapsed: float = 0.0
+    binlog_end: tuple[str, int] | None = None
 
     @property
     def warning_codes(self) -> tuple[int, ...]:

@@ -33,6 +33,11 @@ _ROW_TYPE = {RowsKind.WRITE: RowType.WRITE, RowsKind.UPDATE: RowType.UPDATE, Row
 
 _TRIGGER_ON = re.compile(r"^create\s.*?\btrigger\s+\S+\s+(?:before|after)\s+\w+\s+on\s+([\w$.]+)")
 _TRX_ONLY = ("SAVEPOINT", "ROLLBACK")  # SAVEPOINT and ROLLBACK TO always go to the transaction cache
+_TRX_BOUNDARIES = frozenset({
+    Kind.BEGIN, Kind.COMMIT, Kind.ROLLBACK, Kind.CREATE_TABLE, Kind.CREATE_TABLE_LIKE, Kind.CREATE_TABLE_SELECT,
+    Kind.DROP_TABLE, Kind.ALTER_TABLE, Kind.TRUNCATE, Kind.RENAME_TABLE, Kind.CREATE_TRIGGER, Kind.DROP_TRIGGER,
+    Kind.CREATE_ROUTINE, Kind.DROP_ROUTINE, Kind.CREATE_VIEW, Kind.DROP_VIEW, Kind.LOCK_TABLES,
+})  # end (or start) a transaction: a later group holds nothing from before them
 
 
 class GroupKind(StrEnum):
@@ -111,7 +116,8 @@ class _Attribution:
             return True
         return st.may_write and not st.loose.startswith("create") and bool(st.words & self.trigger_tables)
 
-    def fallback(self, s: _Session, start: int, pointer: int | None, text: str | None) -> int | None:
+    def fallback(self, s: _Session, start: int, pointer: int | None, text: str | None,
+                 stop: int | None = None) -> int | None:
         """The statement executing when a unit whose text matches no statement was written.
 
         Stored code logs its own statements (a CALL's body, one by one, with NAME_CONST for locals) and a
@@ -123,8 +129,12 @@ class _Attribution:
         order: list[int] = []
         if pointer is not None and s.items[pointer][1].is_call:
             order.append(pointer)
+        current = stop - 1 if stop else None  # fenced: the statement running when the group was written
+        if pointer is None and current is not None and current >= start and self.invoker(s.items[current][1]):
+            order.append(current)
         first = start if pointer is None else pointer + 1
-        order += [k for k in range(first, len(s.items)) if self.invoker(s.items[k][1])]
+        order += [k for k in range(first, len(s.items) if stop is None else stop)
+                  if self.invoker(s.items[k][1]) and k not in order]
         if pointer is not None and not order and self.invoker(s.items[pointer][1]):
             order.append(pointer)
         if not order:
@@ -161,6 +171,15 @@ class _Attribution:
             return sc
         return 0.0
 
+    def trx_floor(self, s: _Session, stop: int) -> int:
+        """The first statement of the transaction that the statement at ``stop - 1`` ends or runs in: a
+        group written then holds nothing from before the last BEGIN / COMMIT / ROLLBACK / implicit commit."""
+        for k in range(stop - 2, -1, -1):
+            info = self.analyze(s.items[k][0].sql)
+            if info.kind in _TRX_BOUNDARIES and not info.temporary:
+                return k + 1
+        return 0
+
     def row_kinds(self, seq: int, st: Statement) -> frozenset[RowsKind] | None:
         """The row events the statement itself can write (None: any, e.g. it runs a trigger or routine)."""
         if seq not in self._row_kinds:
@@ -177,9 +196,9 @@ class _Attribution:
         return self._row_kinds[seq]
 
     def _best(self, s: _Session, start: int, u: Unit, prev: Unit | None, prev_seq: int | None,
-              in_group: frozenset[int] = frozenset()) -> tuple[float, int] | None:
+              in_group: frozenset[int] = frozenset(), stop: int | None = None) -> tuple[float, int] | None:
         best: tuple[float, int] | None = None
-        for k in range(start, len(s.items)):
+        for k in range(start, len(s.items) if stop is None else stop):
             ex, st = s.items[k]
             sc = self._score(u, st, prev, prev_seq, ex.seq)
             if sc <= 0:
@@ -188,7 +207,11 @@ class _Attribution:
             # statements already given units of this group (a multi-table UPDATE's T rows come at COMMIT,
             # without Annotate_rows, after its N rows went to an earlier statement-cache group)
             seen = ex.seq in self.matched if u.text is not None else ex.seq in in_group
-            if seen and ex.seq != prev_seq:
+            # fenced, a statement's rows in one cache end with one STMT_END_F: textless rows right after
+            # another rows unit are a new statement's unless a CALL wrote both (one per body statement)
+            again = stop is not None and prev is not None and prev.kind is UnitKind.ROWS and \
+                u.text is None and not st.is_call
+            if seen and (ex.seq != prev_seq or again):
                 sc -= 0.1
             if best is None or sc > best[0]:
                 best = (sc, k)
@@ -204,11 +227,23 @@ class _Attribution:
             return s.stmt_from
         return min(s.trx_from, s.stmt_from)
 
-    def group(self, g: Group) -> dict[int, int | None]:
+    def group(self, g: Group, flush: Execution | None = None) -> dict[int, int | None]:
         """Attribute the units of ``g``; returns unit id -> seq."""
         kind = self.pre_kind(g)
         out: dict[int, int | None] = {}
         session = self.by_thread.get(g.thread_id) if g.thread_id is not None else None
+        stop: int | None = None
+        if flush is not None and not flush.replica_only and (
+                g.thread_id is None if session is None else session.name == flush.session):
+            # the statement running when the group was written: its session, and nothing after it
+            session = self.sessions.get(flush.session, session)
+            if session is not None:
+                stop = next((k + 1 for k in range(len(session.items) - 1, -1, -1)
+                             if session.items[k][0].seq <= flush.seq), 0)
+                if kind is not GroupKind.DIRECT:
+                    floor = self.trx_floor(session, stop)
+                    session.trx_from = max(session.trx_from, floor)
+                    session.stmt_from = max(session.stmt_from, floor)
         if g.thread_id is not None and session is None:
             # a thread outside the workload: harness setup, or MariaDB's delayed-insert handler
             return self.delayed(g) or {id(u): None for u in g.units}
@@ -241,8 +276,8 @@ class _Attribution:
             else:
                 start = self._start(session, kind) if pointer is None else pointer
                 in_group = frozenset(session.items[k][0].seq for k in matched_idx)
-                r = self._best(session, start, u, prev, prev_seq, in_group)
-                fk = self.fallback(session, start, pointer, u.text) if r is None else r[1]
+                r = self._best(session, start, u, prev, prev_seq, in_group, stop)
+                fk = self.fallback(session, start, pointer, u.text, stop) if r is None else r[1]
                 if fk is None:
                     out[id(u)] = None
                     prev, prev_seq = u, None
@@ -307,6 +342,27 @@ class _Attribution:
         if Statement(ex.sql).loose.startswith("create"):
             return GroupKind.TRX  # CREATE ... SELECT goes through the transaction cache
         return GroupKind.STMT
+
+
+class _Fences:
+    """Which statement was running when a group was written, from each execution's ``binlog_end``."""
+
+    def __init__(self, executions: Sequence[Execution]) -> None:
+        self.ends = [(ex.binlog_end, ex) for ex in executions if ex.binlog_end is not None and not ex.replica_only]
+
+    def flush(self, evs: Sequence[Event], g: Group) -> Execution | None:
+        if not self.ends or not g.events:
+            return None
+        last = evs[g.events[-1]]
+        end = (last.file, last.end_pos)
+        lo, hi = 0, len(self.ends)
+        while lo < hi:  # the first execution whose binlog end is at or after the group's end
+            mid = (lo + hi) // 2
+            if self.ends[mid][0] < end:
+                lo = mid + 1
+            else:
+                hi = mid
+        return self.ends[lo][1] if lo < len(self.ends) else None
 
 
 def information_schema_columns(server: Server) -> ColumnNames:
@@ -378,9 +434,10 @@ def observe_events(executions: Sequence[Execution], events: Sequence[Event], *,
         events = [e for k, e in enumerate(events) if k >= first and (e.file != start[0] or e.pos >= start[1])]
     evs, groups, group_of = split_groups(events)
     att = _Attribution(executions)
+    fences = _Fences(executions)
     seq_of_event: list[int | None] = [None] * len(evs)
     for g in groups:
-        out = att.group(g)
+        out = att.group(g, fences.flush(evs, g))
         for u in g.units:
             seq = out.get(id(u))
             for i in u.events:

@@ -40,6 +40,10 @@ class ReplayOptions:
     session_vars: Mapping[str, str] = field(default_factory=dict)
     cache_stats: bool = False
     """Measure Binlog_cache_use / Binlog_stmt_cache_use deltas (one SHOW GLOBAL STATUS per statement)."""
+    fences: bool = True
+    """Read the primary's binlog end after each statement (one SHOW MASTER/BINARY LOG STATUS): tells
+    ``observe`` which statement was running when each group was written, so concurrent sessions' groups
+    without a thread id (MariaDB row-only transactions) are attributed exactly."""
     replica_timeout: float = 30.0
     """How long a ``-- replica`` statement waits for the replica to catch up first."""
     statement_timeout: float = 600.0
@@ -121,6 +125,13 @@ def effective_session(server: Server, options: ReplayOptions) -> dict[str, str]:
             "transaction_isolation": str(row[2])}
 
 
+def _binlog_end(conn: Connection[Any], server: Server) -> tuple[str, int] | None:
+    with conn.cursor() as cur:
+        cur.execute("SHOW MASTER STATUS" if server.flavor is Flavor.MARIADB else "SHOW BINARY LOG STATUS")
+        row = cur.fetchone()
+    return (str(row[0]), int(row[1])) if row else None
+
+
 def _status_counters(conn: Connection[Any]) -> tuple[int, int]:
     with conn.cursor() as cur:
         cur.execute("SHOW GLOBAL STATUS LIKE 'Binlog%cache_use'")  # LIKE filters before computing values
@@ -166,13 +177,14 @@ class Replayer:
             sess = self._sessions[key] = open_session(server, self.options)
         return server, sess[0], sess[1]
 
-    def _start_counters(self) -> None:
+    def _start_monitor(self) -> None:
         if self._monitor is None:
             try:
                 self._monitor = connect(self.pair.primary, timeout=10.0, read_timeout=60.0)
-                self._counters = _status_counters(self._monitor)
+                if self.options.cache_stats:
+                    self._counters = _status_counters(self._monitor)
             except pymysql.err.MySQLError as e:
-                raise ServerGoneError(f"cannot read binlog cache counters: {error_message(e)}",
+                raise ServerGoneError(f"cannot open the binlog monitor session: {error_message(e)}",
                                       server=describe(self.pair.primary)) from None
 
     def _gone(self, server: Server, stmt: Statement, e: BaseException) -> ServerGoneError:
@@ -188,8 +200,8 @@ class Replayer:
                 ReplicaCaughtUp(self.pair.primary, self.pair.replica).wait(self.options.replica_timeout)
             except ReplicaError:
                 pass  # the replica check reports it; the statement still runs
-        elif self.options.cache_stats:
-            self._start_counters()
+        elif self.options.cache_stats or self.options.fences:
+            self._start_monitor()
         server, conn, tid = self._session(stmt)
         error: int | None = None
         error_text: str | None = None
@@ -209,11 +221,15 @@ class Replayer:
             if warning_count or error is not None:
                 messages = self._warnings(conn)
             trx_delta = stmt_delta = None
+            end: tuple[str, int] | None = None
             if self._monitor is not None and not stmt.replica_only:
-                before = self._counters
-                self._counters = _status_counters(self._monitor)
-                trx_delta = self._counters[0] - before[0]
-                stmt_delta = self._counters[1] - before[1]
+                if self.options.cache_stats:
+                    before = self._counters
+                    self._counters = _status_counters(self._monitor)
+                    trx_delta = self._counters[0] - before[0]
+                    stmt_delta = self._counters[1] - before[1]
+                if self.options.fences:
+                    end = _binlog_end(self._monitor, self.pair.primary)
         except pymysql.err.MySQLError as e:
             if not is_gone(e):
                 raise
@@ -222,7 +238,7 @@ class Replayer:
             raise self._gone(server, stmt, e) from None
         unsafe = tuple(reason_for(m.message) for m in messages if m.code == UNSAFE_NOTE) if messages else ()
         return Execution(stmt.seq, stmt.session, stmt.sql, tid, stmt.replica_only, error, error_text,
-                         messages, unsafe, trx_delta, stmt_delta, elapsed)
+                         messages, unsafe, trx_delta, stmt_delta, elapsed, end)
 
     @staticmethod
     def _warnings(conn: Connection[Any]) -> tuple[ServerMessage, ...]:

@@ -116,6 +116,8 @@ class StatementInfo:
     chain: bool = False
     added_columns: tuple[Column, ...] = ()
     dropped_columns: tuple[str, ...] = ()
+    added_keys: tuple[Key, ...] = ()  # ALTER TABLE ... ADD PRIMARY KEY / UNIQUE / INDEX
+    drops_primary_key: bool = False
     unknown_reason: str | None = None
     extra: tuple[str, ...] = field(default=())
     columns: tuple[str, ...] = ()  # a SELECT's output column names ("*" for a star)
@@ -499,15 +501,24 @@ def _alter(tree: exp.Alter) -> StatementInfo:
     engine, _, _ = _properties(tree)
     added: list[Column] = []
     dropped: list[str] = []
+    keys: list[Key] = []
+    drop_pk = False
     for a in tree.args.get("actions") or []:
         if isinstance(a, exp.ColumnDef):
-            added.append(_column_def(a)[0])
+            col, col_keys = _column_def(a)
+            added.append(col)
+            keys.extend(col_keys)
+        elif isinstance(a, exp.AddConstraint):
+            keys.extend(k for k in (_table_constraint(e) for e in a.expressions) if k is not None and k.columns)
+        elif isinstance(a, exp.DropPrimaryKey):
+            drop_pk = True
         elif isinstance(a, exp.EngineProperty):
             engine = _name(a.this)
         elif isinstance(a, exp.Drop) and str(a.args.get("kind") or "COLUMN").upper() == "COLUMN":
             dropped.append(_name(a.this))
     return StatementInfo(Kind.ALTER_TABLE, targets=(_name(tree.this),), engine=engine,
-                         added_columns=tuple(added), dropped_columns=tuple(dropped))
+                         added_columns=tuple(added), dropped_columns=tuple(dropped), added_keys=tuple(keys),
+                         drops_primary_key=drop_pk)
 
 
 def _assignments(tree: exp.Set) -> StatementInfo:

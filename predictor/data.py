@@ -188,21 +188,87 @@ class DataModel:
         else:
             d.set_unknown(sorted(low))
 
-    def delete_where(self, t: Table, where: exp.Expression | None) -> None:
-        """A single-table DELETE: remove the rows its WHERE selects, or stop tracking."""
+    def delete_where(self, t: Table, where: exp.Expression | None, limit: int | None = None) -> int | None:
+        """A single-table DELETE: remove the rows its WHERE selects; the number removed, or None (and the
+        table is no longer tracked) when the WHERE cannot be evaluated."""
         d = self.tracked(t)
         if d is None:
-            return
-        if where is None:
-            self.create(t)
-            return
+            return None
         try:
-            doomed = [i for i, r in enumerate(d.rows) if r is not None and truth(where, r)]
+            doomed = self._matching(t, d, where, limit)
         except CannotEvaluate:
             d.tracked = False
-            return
+            return None
         for i in doomed:
             d.remove(i)
+        return len(doomed)
+
+    def update_where(self, t: Table, where: exp.Expression | None, assignments: Sequence[tuple[str, exp.Expression]],
+                     limit: int | None = None) -> int | None:
+        """A single-table UPDATE: the rows its WHERE selects get the assigned values; returns how many rows
+        changed, None when that cannot be said (changed columns then become unknown)."""
+        d = self.tracked(t)
+        if d is None:
+            return None
+        cols = [c.lower() for c, _ in assignments]
+        try:
+            hit = self._matching(t, d, where, limit)
+        except CannotEvaluate:
+            self.changed_columns(t, cols)
+            return None
+        keys = {c for k in d.keys for c in k}
+        changed = 0
+        for i in hit:
+            old = d.rows[i]
+            assert old is not None
+            new = dict(old)
+            for c, e in assignments:
+                try:
+                    new[c.lower()] = _coerce(t, c, value(e, old))
+                except CannotEvaluate:
+                    new[c.lower()] = UNKNOWN
+            if any(new[c] != old[c] for c in keys):
+                d.tracked = False  # a key moved: duplicates and IGNORE are not modelled
+                return None
+            if _differs(old, new):
+                changed += 1
+            d.rows[i] = new
+        return changed
+
+    @staticmethod
+    def _matching(t: Table, d: TableData, where: exp.Expression | None, limit: int | None) -> list[int]:
+        """Positions of the rows a WHERE (and LIMIT, in scan order) selects; raises CannotEvaluate."""
+        order = [i for i, r in enumerate(d.rows) if r is not None]
+        if d.keys and t.keys and t.keys[0].kind.value == "primary":
+            try:
+                order.sort(key=lambda i: tuple(d.rows[i][c] for c in d.keys[0]))  # type: ignore[index]
+            except TypeError:
+                if limit is not None:
+                    raise CannotEvaluate("scan order of unknown keys") from None
+        hit = [i for i in order if where is None or truth(where, d.rows[i])]  # type: ignore[arg-type]
+        return hit if limit is None or limit < 0 else hit[:limit]
+
+    def rekey(self, old: Table, new: Table) -> bool:
+        """ALTER TABLE changed columns or keys: carry the rows over; False when they now clash (1062)."""
+        d = self.tracked(old)
+        if d is None:
+            self.forget(new.name)
+            return True
+        rows = [{c: r.get(c, UNKNOWN) for c in (x.name.lower() for x in new.columns) if c in r}
+                for r in d.live()]
+        self.create(new)
+        nd = self.tables[new.name.lower()]
+        try:
+            for r in rows:
+                full = _fill(new, nd, r)
+                if nd.conflict(full) is not None:
+                    del self.tables[new.name.lower()]
+                    self.tables[old.name.lower()] = d
+                    return False
+                nd.add(full)
+        except CannotEvaluate:
+            nd.tracked = False
+        return True
 
 
 def _coerce(t: Table, name: str, v: Value) -> Value:

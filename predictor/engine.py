@@ -14,7 +14,7 @@ from sqlglot import exp
 
 from predictor.analyze import DML_KINDS, Kind, Op, StatementInfo
 from predictor.binlog import Binlog, Builder
-from predictor.catalog import Catalog, Column, Routine, Table, Trigger, View
+from predictor.catalog import Catalog, Column, KeyKind, Routine, Table, Trigger, View
 from predictor.context import Context
 from predictor.data import DataModel, Mode, values_rows
 from predictor.decide import decide, gtid_consistency
@@ -300,14 +300,25 @@ def _with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionStat
         t = lookup(w.table, p.catalog, s)
         if t is None or t.temporary:
             continue
-        if info.kind is Kind.DELETE and not info.multi_table and info.limit is None:
-            if p.data.tracked(t) is not None:
-                tree = parse(sql)
-                if isinstance(tree, exp.Delete):
-                    where = tree.args.get("where")
-                    p.data.delete_where(t, where.this if where is not None else None)
-                else:
-                    p.data.forget(w.table)
+        if info.kind in (Kind.DELETE, Kind.UPDATE) and not info.multi_table and p.data.tracked(t) is not None:
+            tree = parse(sql)
+            where = tree.args.get("where") if isinstance(tree, (exp.Delete, exp.Update)) else None
+            cond = where.this if where is not None else None
+            if isinstance(tree, exp.Delete):
+                changed = p.data.delete_where(t, cond, info.limit)
+            elif isinstance(tree, exp.Update):
+                changed = p.data.update_where(t, cond, [(e.this.name, e.expression) for e in tree.expressions
+                                                        if isinstance(e, exp.EQ)], info.limit)
+            elif info.kind is Kind.UPDATE and w.columns is not None:
+                p.data.changed_columns(t, w.columns)  # a routine's body statement: the text is the CALL's
+                continue
+            else:
+                p.data.forget(w.table)
+                continue
+            if changed == 0 and out.row_format:  # nothing changed: no row events for the table
+                stmt_cache = tuple(x for x in out.stmt_cache if not (x.rows and x.table == t.name))
+                trx = tuple(x for x in out.trx if not (x.rows and x.table == t.name))
+                out = replace(out, stmt_cache=stmt_cache, trx=trx, logged=bool(stmt_cache or trx))
         elif info.kind is Kind.UPDATE and w.columns is not None:
             p.data.changed_columns(t, w.columns)
         else:
@@ -800,14 +811,22 @@ def handle_alter(p: Predictor, b: Builder, info: StatementInfo, s: SessionState)
     if t is None:
         b.error = ER_NO_SUCH_TABLE
         return
-    cols = tuple(c for c in t.columns if c.name.lower() not in {d.lower() for d in info.dropped_columns})
-    new = replace(t, engine=info.engine or t.engine, columns=cols + info.added_columns)
+    gone = {d.lower() for d in info.dropped_columns}
+    cols = tuple(c for c in t.columns if c.name.lower() not in gone) + info.added_columns
+    keys = tuple(k for k in t.keys if not (info.drops_primary_key and k.kind is KeyKind.PRIMARY)
+                 and not any(c.lower() in gone for c in k.columns)) + info.added_keys
+    pk = {c.lower() for k in keys if k.kind is KeyKind.PRIMARY for c in k.columns}
+    cols = tuple(replace(c, nullable=False) if c.name.lower() in pk else c for c in cols)
+    new = replace(t, engine=info.engine or t.engine, columns=cols, keys=keys)
     if tmp is not None:
         s.temp_tables[name.lower()] = new
         if tmp.logged_create:
             _log_temp_ddl(p, b, s)
         return
     p.implicit_commit(s)
+    if not p.data.rekey(t, new):
+        b.error = 1062  # the rows clash on a new unique key: the ALTER fails, nothing is logged
+        return
     p.catalog.put_table(new)
     _log_direct(p, b, s)
 
