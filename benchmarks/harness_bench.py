@@ -60,9 +60,9 @@ def time_client(pair: Pair, path: Path) -> float:
     return elapsed
 
 
-def time_replay(pair: Pair, text: str, cache_stats: bool = False) -> float:
+def time_replay(pair: Pair, text: str, cache_stats: bool = False, fences: bool | None = None) -> float:
     wl = parse_workload(text, "bench.sql")
-    result = replay(wl, pair, ReplayOptions(cache_stats=cache_stats))
+    result = replay(wl, pair, ReplayOptions(cache_stats=cache_stats, fences=fences))
     if result.error is not None:
         raise SystemExit(str(result.error))
     errors = sum(1 for e in result.executions if e.error is not None)
@@ -115,12 +115,14 @@ def bench_replay(backend: LocalBackend, n: int, repeat: int, run_n: int, cache_s
         assert isinstance(pair, LocalPair)
         path = Path(tmp) / "bench.sql"
         path.write_text(text)
-        client, ours, stats = [], [], []
+        client, ours, stats, fenced = [], [], [], []
         for _ in range(repeat):  # interleaved, each on a freshly reset pair
             pair.reset()
             client.append(time_client(pair, path))
             pair.reset()
             ours.append(time_replay(pair, text))
+            pair.reset()
+            fenced.append(time_replay(pair, text, fences=True))
             if cache_stats:
                 pair.reset()
                 stats.append(time_replay(pair, text, cache_stats=True))
@@ -131,6 +133,9 @@ def bench_replay(backend: LocalBackend, n: int, repeat: int, run_n: int, cache_s
         ratios = [b / a for a, b in zip(client, ours, strict=True)]
         listed = ", ".join(f"{r:.2f}" for r in ratios)
         print(f"  per-round ratios {listed}; median {statistics.median(ratios):.2f}x")
+        u = min(fenced)
+        print(f"  with binlog fences forced (multi-session workloads): {u:.2f}s  ratio {u / c:.2f}x vs client; "
+              f"fences cost {u / o:.2f}x")
         if stats:
             s = min(stats)
             print(f"  with --cache-stats: {s:.2f}s  ratio {s / c:.2f}x vs client, {s / o:.2f}x vs replay")

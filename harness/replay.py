@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pymysql
@@ -40,10 +40,11 @@ class ReplayOptions:
     session_vars: Mapping[str, str] = field(default_factory=dict)
     cache_stats: bool = False
     """Measure Binlog_cache_use / Binlog_stmt_cache_use deltas (one SHOW GLOBAL STATUS per statement)."""
-    fences: bool = True
+    fences: bool | None = None
     """Read the primary's binlog end after each statement (one SHOW MASTER/BINARY LOG STATUS): tells
     ``observe`` which statement was running when each group was written, so concurrent sessions' groups
-    without a thread id (MariaDB row-only transactions) are attributed exactly."""
+    without a thread id (MariaDB row-only transactions) are attributed exactly. None: only when the workload
+    has more than one session (a single session's groups are its own; the extra query costs ~1.5x replay)."""
     replica_timeout: float = 30.0
     """How long a ``-- replica`` statement waits for the replica to catch up first."""
     statement_timeout: float = 600.0
@@ -259,6 +260,9 @@ def replay(workload: Workload, pair: Pair, options: ReplayOptions | None = None,
            on_progress: Callable[[int, int], None] | None = None) -> ReplayResult:
     """Run every statement of ``workload``; a lost server ends the replay with ``result.error`` set."""
     opts = options or ReplayOptions()
+    if opts.fences is None:
+        sessions = {s.session for s in workload.statements if not s.replica_only}
+        opts = replace(opts, fences=len(sessions) > 1)
     result = ReplayResult([])
     started = time.perf_counter()
     total = len(workload.statements)
