@@ -132,6 +132,10 @@ class Profile:
     """The handler warning InnoDB adds to 1665 under READ COMMITTED (MySQL 9.7: 1015; MariaDB: 1030)."""
     GTID_CONSISTENCY_ERRORS: ClassVar[bool] = True
     """Whether enforce_gtid_consistency exists (MySQL) and raises 1785/1787."""
+    ROLLBACK_LOGS_UNDOABLE_CACHE_ONLY: ClassVar[bool] = True
+    """MySQL: ROLLBACK writes the transaction cache only when the cache itself holds a change that cannot be
+    undone (``trx_cache.cannot_rollback()``); non-transactional changes that went through the statement cache
+    do not count (seen on 9.7). MariaDB: whenever the transaction changed a non-transactional table."""
 
     def __init__(self, server_opts: Mapping[str, str] | None = None,
                  engines: Mapping[str, Engine] | None = None) -> None:
@@ -230,6 +234,7 @@ class MariaDB1011(Profile):
     INNODB_ROW_ONLY_WARNING = 1030
     BINLOG_FORMAT_WITH_TEMP_ERROR = None
     GTID_CONSISTENCY_ERRORS = False
+    ROLLBACK_LOGS_UNDOABLE_CACHE_ONLY = False
 
 
 class MariaDB118(MariaDB1011):
