@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from predictor.engines import load_engine_profiles
-
 from predictor.predict import predict_workload
 from predictor.records import Format
 from predictor.workload import parse_workload
