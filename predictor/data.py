@@ -204,9 +204,12 @@ class DataModel:
         return len(doomed)
 
     def update_where(self, t: Table, where: exp.Expression | None, assignments: Sequence[tuple[str, exp.Expression]],
-                     limit: int | None = None) -> int | None:
-        """A single-table UPDATE: the rows its WHERE selects get the assigned values; returns how many rows
-        changed, None when that cannot be said (changed columns then become unknown)."""
+                     limit: int | None = None, ignore_clashes: bool = False) -> tuple[int, int] | None:
+        """A single-table UPDATE: the rows its WHERE selects get the assigned values; returns (rows changed,
+        rows skipped by IGNORE), None when that cannot be said (changed columns then become unknown).
+
+        ``ignore_clashes``: UPDATE IGNORE moving a key, row by row in scan order, skipping a row whose new key
+        is taken at that moment (MySQL); otherwise a moved key stops the tracking."""
         d = self.tracked(t)
         if d is None:
             return None
@@ -217,7 +220,7 @@ class DataModel:
             self.changed_columns(t, cols)
             return None
         keys = {c for k in d.keys for c in k}
-        changed = 0
+        changed = ignored = 0
         for i in hit:
             old = d.rows[i]
             assert old is not None
@@ -228,12 +231,27 @@ class DataModel:
                 except CannotEvaluate:
                     new[c.lower()] = UNKNOWN
             if any(new[c] != old[c] for c in keys):
-                d.tracked = False  # a key moved: duplicates and IGNORE are not modelled
-                return None
+                if not ignore_clashes:
+                    d.tracked = False  # a key moved: duplicates are not modelled
+                    return None
+                d.remove(i)
+                try:
+                    clash = d.conflict(new)
+                except CannotEvaluate:
+                    d.tracked = False
+                    return None
+                if clash is not None:
+                    d.rows[i] = None
+                    d.add(old)  # skipped: the old row stays (at the end of the scan order: seen already)
+                    ignored += 1
+                    continue
+                d.add(new)
+                changed += 1
+                continue
             if _differs(old, new):
                 changed += 1
             d.rows[i] = new
-        return changed
+        return changed, ignored
 
     @staticmethod
     def _matching(t: Table, d: TableData, where: exp.Expression | None, limit: int | None) -> list[int]:

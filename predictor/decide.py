@@ -22,7 +22,7 @@ def gtid_consistency(ctx: Context) -> int | None:
     nontrans = [u for u in ctx.access.writes if not ctx.trans(u.table)]
     if not nontrans:
         return None
-    if all(u.table.temporary for u in nontrans) and ctx.session.binlog_format == "ROW":
+    if all(u.table.temporary for u in nontrans) and ctx.row_format:  # after decide(): MIXED may have gone to row
         return None
     if ctx.writes_trans or (ctx.session.in_trx and ctx.session.trx_has_trans_write):
         return ER_GTID_UNSAFE_NON_TRANSACTIONAL_TABLE

@@ -17,7 +17,7 @@ from predictor.binlog import Binlog, Builder
 from predictor.catalog import Catalog, Column, KeyKind, Routine, Table, Trigger, View
 from predictor.context import Context
 from predictor.data import DataModel, Mode, values_rows
-from predictor.decide import decide, gtid_consistency
+from predictor.decide import ER_GTID_UNSAFE_NON_TRANSACTIONAL_TABLE, decide, gtid_consistency
 from predictor.evaluate import Row, Source, select_rows
 from predictor.images import images
 from predictor.injection import InjectedRows, InjectionError, injected_rows
@@ -73,11 +73,17 @@ class Predictor:
         for name in s.trx_tables:
             self.data.forget(name)  # the keys a rolled-back transaction inserted are gone again
         fmt = s.binlog_format
-        keep = s.trx_keep_log or (s.trx_modified_nontrans and fmt == "STATEMENT") or (
-            s.trx_nontrans_temp and fmt == "MIXED")
+        nontrans = self.cannot_rollback(s) and (self.profile.ROLLBACK_LOGS_UNDOABLE_CACHE_ONLY or fmt == "STATEMENT")
+        keep = s.trx_keep_log or nontrans or (s.trx_nontrans_temp and fmt == "MIXED")
         if keep and s.trx_cache:
             self.binlog.flush(s.trx_cache, Cache.TRX)
         s.reset_trx()
+
+    def cannot_rollback(self, s: SessionState) -> bool:
+        """Whether a rollback must be logged because something it cannot undo was changed."""
+        if self.profile.ROLLBACK_LOGS_UNDOABLE_CACHE_ONLY:
+            return any(x.nontrans for x in s.trx_cache)  # MySQL: the cache's own cannot_rollback flag
+        return s.trx_modified_nontrans
 
     def implicit_commit(self, s: SessionState) -> None:
         if s.in_trx or s.trx_cache:
@@ -215,7 +221,8 @@ def _memo_key(p: Predictor, info: StatementInfo, s: SessionState) -> tuple[objec
     v = s.vars
     return (id(info), p.catalog.version, v.get("binlog_format"), v.get("binlog_row_image"), s.isolation,
             v.get("autocommit"), v.get("sql_log_bin"), v.get("binlog_direct_non_transactional_updates"),
-            s.explicit, s.in_trx, s.trx_has_trans_write, bool(s.trx_cache), s.force_row,
+            s.explicit, s.in_trx, s.trx_has_trans_write, s.trx_modified_nontrans, s.trx_engines_warned,
+            bool(s.trx_cache), s.force_row,
             tuple((k, t.logged_create, t.engine) for k, t in s.temp_tables.items()) if s.temp_tables else (),
             *[rows.get(n) == 0 for n in names])
 
@@ -267,6 +274,8 @@ def _apply(p: Predictor, b: Builder, info: StatementInfo, s: SessionState, out: 
     b.error = out.error
     b.warnings |= out.warnings
     b.unsafe |= out.unsafe
+    if s.multi_stmt_mode and p.profile.COMBINED_ENGINES_WARNING in out.warnings:
+        s.trx_engines_warned = True
     if out.error is not None and not out.logged:
         return
     if not out.logged and not out.row_writes:
@@ -307,8 +316,12 @@ def _with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionStat
             if isinstance(tree, exp.Delete):
                 changed = p.data.delete_where(t, cond, info.limit)
             elif isinstance(tree, exp.Update):
-                changed = p.data.update_where(t, cond, [(e.this.name, e.expression) for e in tree.expressions
-                                                        if isinstance(e, exp.EQ)], info.limit)
+                res = p.data.update_where(t, cond, [(e.this.name, e.expression) for e in tree.expressions
+                                                    if isinstance(e, exp.EQ)], info.limit,
+                                          ignore_clashes=info.ignore and p.profile.UPDATE_IGNORE_CLASHES_IN_SCAN_ORDER)
+                changed = None if res is None else res[0]
+                if res is not None and res[1]:
+                    out = replace(out, warnings=out.warnings | {1062})
             elif info.kind is Kind.UPDATE and w.columns is not None:
                 p.data.changed_columns(t, w.columns)  # a routine's body statement: the text is the CALL's
                 continue
@@ -432,16 +445,16 @@ def _decide_dml(p: Predictor, seq: int, info: StatementInfo, s: SessionState) ->
     ctx.unsafe = classify(ctx)
     if not s.log_bin:
         return outcome(logged=False)
+    decide(ctx)  # the "impossible to log" errors come first, the GTID check last (decide_logging_format)
+    if ctx.error is not None:
+        return outcome(ctx.error)
     combined = (ctx.writes_trans and ctx.writes_nontrans) or (s.in_trx and (
         (ctx.writes_nontrans and s.trx_has_trans_write) or (ctx.writes_trans and s.trx_modified_nontrans)))
-    if combined and p.profile.COMBINED_ENGINES_WARNING:
-        ctx.warnings.add(p.profile.COMBINED_ENGINES_WARNING)
+    if combined and p.profile.COMBINED_ENGINES_WARNING and not s.trx_engines_warned:
+        ctx.warnings.add(p.profile.COMBINED_ENGINES_WARNING)  # once per transaction (seen on 9.7)
     err = gtid_consistency(ctx)
     if err is not None:
         return outcome(err)
-    decide(ctx)
-    if ctx.error is not None:
-        return outcome(ctx.error)
     stmt_cache: list[Piece] = []
     trx: list[Piece] = []
     temp = False
@@ -521,7 +534,7 @@ def handle_rollback_to(p: Predictor, b: Builder, info: StatementInfo, s: Session
         return
     sp = s.savepoints[idx]
     del s.savepoints[idx + 1:]
-    if s.trx_modified_nontrans or s.trx_keep_log:
+    if p.cannot_rollback(s) or s.trx_keep_log:
         s.trx_cache.append(Piece(b.seq, False, True))
     else:
         del s.trx_cache[sp.cache_len:]
@@ -990,10 +1003,16 @@ def _unroll(p: Predictor, b: Builder, body: tuple[StatementInfo, ...], s: Sessio
             r = p.catalog.routine("PROCEDURE", sub.name or "")
             if r is not None:
                 _unroll(p, b, r.body, s, depth + 1)
+                if b.error is not None:
+                    break  # an error in a called procedure ends its callers too
             continue
         sb = Builder(b.seq, b.session, b.sql)
         p.binlog.builders[b.seq] = sb
         HANDLERS.get(sub.kind, handle_noop)(p, sb, sub, s)
+        if sb.error == ER_GTID_UNSAFE_NON_TRANSACTIONAL_TABLE and s.binlog_format != "STATEMENT":
+            # the GTID check fails after the statement went to row: its unsafe reasons are never reported
+            # (in STATEMENT format the CALL does report them, 1592, seen on 9.7)
+            sb.unsafe.clear()
         if sb.row_events and s.binlog_format == "MIXED":
             s.force_row = True  # within one CALL, MIXED stays in row format once it switched
         _merge(b, sb)

@@ -142,10 +142,17 @@ class Profile:
     ROW_INJECTION_GTID_ERROR: ClassVar[int | None] = 1782
     """MySQL with gtid_mode=ON refuses a BINLOG statement's rows before any logging decision (1782, GTID_NEXT
     cannot be ANONYMOUS), so 1664/1666 are not reached; seen on 9.7."""
+    UPDATE_IGNORE_CLASHES_IN_SCAN_ORDER: ClassVar[bool] = True
+    """MySQL: UPDATE IGNORE moving a unique key updates row by row in scan order and skips (warning 1062) a row
+    whose new key is still taken; MariaDB 10.11 gave no 1062 for the same statement (unsafe_22)."""
     ONE_GROUP_PER_COMMIT: ClassVar[bool] = False
     """MariaDB: the statement cache and the transaction cache flushed by the same autocommit statement end are
     written as one event group (seed 001 shape 5.a in ROW: the next statement's group is one higher, not two);
     MySQL writes (and numbers) each cache as its own group."""
+    ROLLBACK_LOGS_UNDOABLE_CACHE_ONLY: ClassVar[bool] = True
+    """MySQL: ROLLBACK writes the transaction cache only when the cache itself holds a change that cannot be
+    undone (``trx_cache.cannot_rollback()``); non-transactional changes that went through the statement cache
+    do not count (seen on 9.7). MariaDB: whenever the transaction changed a non-transactional table."""
 
     def __init__(self, server_opts: Mapping[str, str] | None = None,
                  engines: Mapping[str, Engine] | None = None) -> None:
@@ -250,10 +257,12 @@ class MariaDB1011(Profile):
     BINLOG_FORMAT_WITH_TEMP_ERROR = None
     GTID_CONSISTENCY_ERRORS = False
     ONE_GROUP_PER_COMMIT = True
+    UPDATE_IGNORE_CLASHES_IN_SCAN_ORDER = False
     ROW_INJECTION_STMT_MODE_ERROR = None
     ROW_INJECTION_GTID_ERROR = None
     DELAYED_WARNING = None
     DELAYED_THREAD = True
+    ROLLBACK_LOGS_UNDOABLE_CACHE_ONLY = False
 
 
 class MariaDB118(MariaDB1011):

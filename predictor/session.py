@@ -74,6 +74,7 @@ class SessionState:
     trx_modified_nontrans: bool = False  # transaction.all.modified_non_trans_table
     trx_keep_log: bool = False  # OPTION_KEEP_LOG: temporary tables created/dropped in the transaction
     trx_nontrans_temp: bool = False
+    trx_engines_warned: bool = False  # MySQL 9.7's 6414 (engines combined) was given in this transaction
     savepoints: list[Savepoint] = field(default_factory=list)
     temp_tables: dict[str, Table] = field(default_factory=dict)
     next_isolation: str | None = None
@@ -127,6 +128,7 @@ class SessionState:
         self.trx_modified_nontrans = False
         self.trx_keep_log = False
         self.trx_nontrans_temp = False
+        self.trx_engines_warned = False
         self.savepoints = []
         self.next_isolation = None
         self.trx_tables = set()
