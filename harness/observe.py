@@ -17,7 +17,7 @@ from harness.backends.base import Server
 from harness.binlog.decoder import read_dir
 from harness.binlog.events import Event, RowsKind, TableMap
 from harness.binlog.groups import Group, GroupEnd, Unit, UnitKind, split_groups
-from harness.binlog.match import Statement, first_word, loose, score_rows, score_text
+from harness.binlog.match import Statement, loose, score_rows, score_text, starts_with
 from harness.execution import Execution
 from predictor.analyze import Kind
 from predictor.exceptions import BinlogError, ServerError
@@ -150,7 +150,7 @@ class _Attribution:
             return score_text(u.text, st)
         if u.kind is UnitKind.ROWS:
             if prev is not None and prev.kind is UnitKind.QUERY and prev_seq == seq and \
-                    first_word(prev.text or "") == "create":
+                    starts_with(prev.text or "", "create"):
                 return 3.0  # rows of CREATE ... SELECT follow its CREATE TABLE (no Rows_query text)
             sc = score_rows({t.table.casefold() for t in u.tables.values()}, st)
             allowed = self.row_kinds(seq, st)
@@ -296,12 +296,12 @@ class _Attribution:
             return kind
         if len(stmts) > 1:
             return GroupKind.TRX  # the statement cache holds one statement
-        if any(u.kind is UnitKind.QUERY and first_word(u.text or "") in _TRX_ONLY for u in units):
+        if any(u.kind is UnitKind.QUERY and starts_with(u.text or "", *_TRX_ONLY) for u in units):
             return GroupKind.TRX
         ex = stmts[0]
         if ex.stmt_cache_use is not None:
             return GroupKind.STMT if ex.stmt_cache_use > 0 else GroupKind.TRX
-        if first_word(ex.sql) == "create":
+        if starts_with(ex.sql, "create"):
             return GroupKind.TRX  # CREATE ... SELECT goes through the transaction cache
         return GroupKind.STMT
 

@@ -13,11 +13,10 @@ too), knows quoting, and gives backquoted names without their quotes. Each disti
 from __future__ import annotations
 
 import functools
-import itertools
 from dataclasses import dataclass
 
 from sqlglot.errors import TokenError
-from sqlglot.tokenizer_core import Token, TokenType
+from sqlglot.tokenizer_core import TokenType
 
 from predictor.dialect import RplayMySQL
 
@@ -34,12 +33,6 @@ _READ_ONLY = frozenset(("select", "show", "set", "use", "describe", "desc", "exp
 _OBJECTS = frozenset(("function", "procedure", "trigger", "view", "event"))
 _HEADER_END = frozenset(("table", "(", "as", "on", "index"))
 _HEADER_MAX = 16  # CREATE OR REPLACE ALGORITHM = x DEFINER = 'u' @ 'h' SQL SECURITY x AGGREGATE ...
-
-
-@dataclass(frozen=True, slots=True)
-class _Tok:
-    text: str  # casefolded; strings re-quoted, identifiers without backquotes
-    name: bool  # a word: identifier, variable or keyword (may name a table or a function)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,156 +53,163 @@ def norm(sql: str) -> str:
     return " ".join(sql.split()).rstrip(";").strip().casefold()
 
 
-def _render(t: Token) -> _Tok:
-    prefix = _QUOTED.get(t.token_type)
-    if prefix is not None:
-        return _Tok(prefix + "'" + t.text.replace("'", "''").casefold() + "'", False)
-    text = t.text.casefold()
-    word = t.token_type is TokenType.IDENTIFIER or (text[:1].isalpha() or text[:1] in "_$")
-    return _Tok(text, word)
+def _is_word(text: str) -> bool:
+    c = text[:1]
+    return c.isalpha() or c == "_" or c == "$"
 
 
-def _tokens(sql: str) -> list[_Tok]:
-    """The text's tokens without comments and trailing ``;``; whitespace-split words if it does not tokenize."""
+def _tokens(sql: str) -> tuple[list[str], list[bool]]:
+    """Token texts (case-folded; strings re-quoted, identifiers without backquotes; no comments, no trailing
+    ``;``) and whether each is a word: identifier, variable or keyword, that may name a table or a function.
+    Whitespace-split words if the text does not tokenize."""
+    texts: list[str] = []
+    words: list[bool] = []
     try:
-        toks = [_render(t) for t in _DIALECT.tokenize(sql)]
+        for t in _DIALECT.tokenize(sql):
+            prefix = _QUOTED.get(t.token_type)
+            if prefix is not None:
+                texts.append(prefix + "'" + t.text.replace("'", "''").casefold() + "'")
+                words.append(False)
+            else:
+                text = t.text.casefold()
+                texts.append(text)
+                words.append(t.token_type is TokenType.IDENTIFIER or _is_word(text))
     except (TokenError, ValueError, RecursionError):
-        toks = [_Tok(w, w[:1].isalpha() or w[:1] in "_$") for w in norm(sql).replace("`", "").split()]
-    while toks and toks[-1].text == ";":
-        toks.pop()
-    return toks
+        texts = norm(sql).replace("`", "").split()
+        words = [_is_word(w) for w in texts]
+    while texts and texts[-1] == ";":
+        texts.pop()
+        words.pop()
+    return texts, words
 
 
-def _skip_definer(toks: list[_Tok], i: int) -> int:
-    """Index after ``DEFINER = user[@host]`` / ``DEFINER = CURRENT_USER[()]`` starting at ``toks[i]``."""
+def _skip_definer(texts: list[str], i: int) -> int:
+    """Index after ``DEFINER = user[@host]`` / ``DEFINER = CURRENT_USER[()]`` starting at ``texts[i]``."""
     j = i + 1
-    if j < len(toks) and toks[j].text == "=":
+    if texts[j:j + 1] == ["="]:
         j += 1
-    if j < len(toks) and toks[j].text == "current_user":
+    if texts[j:j + 1] == ["current_user"]:
         j += 1
-        if toks[j:j + 2] and [t.text for t in toks[j:j + 2]] == ["(", ")"]:
-            j += 2
-        return j
+        return j + 2 if texts[j:j + 2] == ["(", ")"] else j
     j += 1  # the user
-    if j < len(toks) and toks[j].text == "@":
+    if texts[j:j + 1] == ["@"]:
         j += 2  # @ and the host
-    return min(j, len(toks))
+    return min(j, len(texts))
 
 
-def _header(toks: list[_Tok]) -> int:
+def _drop_definer(texts: list[str], words: list[bool]) -> None:
+    """The server adds DEFINER= to CREATE TRIGGER/VIEW/PROCEDURE/FUNCTION/EVENT: drop it from the header."""
+    if not texts or texts[0] != "create":
+        return
+    for i in range(1, min(len(texts), _HEADER_MAX)):
+        if texts[i] in _OBJECTS or texts[i] in _HEADER_END:
+            return
+        if texts[i] == "definer" and texts[i + 1:i + 2] == ["="]:
+            j = _skip_definer(texts, i)
+            del texts[i:j], words[i:j]
+            return
+
+
+def _drop_qualifiers(texts: list[str], words: list[bool]) -> None:
+    """``db.f(`` -> ``f(``: SELECT `db`.`f`() is logged for SELECT f()."""
+    i = 0
+    while i + 3 < len(texts):
+        if (texts[i + 1] == "." and texts[i + 3] == "(" and words[i] and words[i + 2]
+                and (i == 0 or texts[i - 1] != ".")):
+            del texts[i:i + 2], words[i:i + 2]
+        i += 1
+
+
+def _drop_rollback_words(texts: list[str], words: list[bool]) -> None:
+    """ROLLBACK [WORK] TO [SAVEPOINT] s -> ROLLBACK TO s."""
+    if not texts or texts[0] != "rollback":
+        return
+    i = 2 if texts[1:3] == ["work", "to"] else 1
+    if texts[i:i + 1] != ["to"]:
+        return
+    j = i + 2 if texts[i + 1:i + 2] == ["savepoint"] else i + 1
+    texts[1:j] = ["to"]
+    words[1:j] = [True]
+
+
+def _header(texts: list[str]) -> int:
     """Index of the object word of a CREATE: after OR REPLACE, ALGORITHM=, SQL SECURITY, AGGREGATE.
 
     DEFINER= clauses are expected to be removed already.
     """
     i = 1
-    if [t.text for t in toks[i:i + 2]] == ["or", "replace"]:
+    if texts[i:i + 2] == ["or", "replace"]:
         i += 2
-    if i < len(toks) and toks[i].text == "algorithm":
-        i += 3 if i + 1 < len(toks) and toks[i + 1].text == "=" else 2
-    if i < len(toks) and toks[i].text == "sql security":  # one token in our dialect
+    if texts[i:i + 1] == ["algorithm"]:
+        i += 3 if texts[i + 1:i + 2] == ["="] else 2
+    if texts[i:i + 1] == ["sql security"]:  # one token in our dialect
         i += 2
-    elif [t.text for t in toks[i:i + 2]] == ["sql", "security"]:
+    elif texts[i:i + 2] == ["sql", "security"]:
         i += 3
-    if i < len(toks) and toks[i].text == "aggregate":
+    if texts[i:i + 1] == ["aggregate"]:
         i += 1
     return i
 
 
-def _drop_definer(toks: list[_Tok]) -> list[_Tok]:
-    """The server adds DEFINER= to CREATE TRIGGER/VIEW/PROCEDURE/FUNCTION/EVENT: drop it from the header."""
-    if not toks or toks[0].text != "create":
-        return toks
-    i = 1
-    while i < min(len(toks), _HEADER_MAX) and toks[i].text not in _OBJECTS and toks[i].text not in _HEADER_END:
-        if toks[i].text == "definer" and i + 1 < len(toks) and toks[i + 1].text == "=":
-            return toks[:i] + toks[_skip_definer(toks, i):]
-        i += 1
-    return toks
-
-
-def _drop_qualifiers(toks: list[_Tok]) -> list[_Tok]:
-    """``db.f(`` -> ``f(``: SELECT `db`.`f`() is logged for SELECT f()."""
-    out: list[_Tok] = []
-    i = 0
-    n = len(toks)
-    while i < n:
-        t = toks[i]
-        if (t.name and i + 3 < n and toks[i + 1].text == "." and toks[i + 2].name and toks[i + 3].text == "("
-                and (i == 0 or toks[i - 1].text != ".")):
-            i += 2
-            continue
-        out.append(t)
-        i += 1
-    return out
-
-
-def _drop_rollback_words(toks: list[_Tok]) -> list[_Tok]:
-    """ROLLBACK [WORK] TO [SAVEPOINT] s -> ROLLBACK TO s."""
-    if not toks or toks[0].text != "rollback":
-        return toks
-    i = 2 if len(toks) > 2 and toks[1].text == "work" and toks[2].text == "to" else 1
-    if i >= len(toks) or toks[i].text != "to":
-        return toks
-    j = i + 1
-    if j < len(toks) and toks[j].text == "savepoint":
-        j += 1
-    return [toks[0], toks[i], *toks[j:]]
-
-
-def _name_after(toks: list[_Tok], i: int) -> str | None:
-    """The last part of a possibly qualified name starting at ``toks[i]``."""
-    if i >= len(toks) or not toks[i].name:
+def _name_after(texts: list[str], words: list[bool], i: int) -> str | None:
+    """The last part of a possibly qualified name starting at ``texts[i]``."""
+    if i >= len(texts) or not words[i]:
         return None
-    while i + 2 < len(toks) and toks[i + 1].text == "." and toks[i + 2].name:
+    while i + 2 < len(texts) and texts[i + 1] == "." and words[i + 2]:
         i += 2
-    return toks[i].text
+    return texts[i]
 
 
-def _created_object(toks: list[_Tok]) -> tuple[str, str] | None:
-    if not toks or toks[0].text != "create":
+def _created_object(texts: list[str], words: list[bool]) -> tuple[str, str] | None:
+    if not texts or texts[0] != "create":
         return None
-    i = _header(toks)
-    if i >= len(toks) or toks[i].text not in _OBJECTS:
+    i = _header(texts)
+    if i >= len(texts) or texts[i] not in _OBJECTS:
         return None
-    kind = toks[i].text
+    kind = texts[i]
     i += 1
-    if [t.text for t in toks[i:i + 3]] == ["if", "not", "exists"]:
+    if texts[i:i + 3] == ["if", "not", "exists"]:
         i += 3
-    name = _name_after(toks, i)
+    name = _name_after(texts, words, i)
     return None if name is None else (kind, name)
 
 
-def _table_target(toks: list[_Tok]) -> tuple[str, str] | None:
+def _table_target(texts: list[str], words: list[bool]) -> tuple[str, str] | None:
     """(verb, table) of CREATE/DROP [OR REPLACE] [TEMPORARY] TABLE [IF [NOT] EXISTS] name."""
-    if not toks or toks[0].text not in ("create", "drop"):
+    if not texts or texts[0] not in ("create", "drop"):
         return None
     i = 1
-    if [t.text for t in toks[i:i + 2]] == ["or", "replace"]:
+    if texts[i:i + 2] == ["or", "replace"]:
         i += 2
-    if i < len(toks) and toks[i].text == "temporary":
+    if texts[i:i + 1] == ["temporary"]:
         i += 1
-    if i >= len(toks) or toks[i].text != "table":
+    if texts[i:i + 1] != ["table"]:
         return None
     i += 1
-    if [t.text for t in toks[i:i + 3]] == ["if", "not", "exists"]:
+    if texts[i:i + 3] == ["if", "not", "exists"]:
         i += 3
-    elif [t.text for t in toks[i:i + 2]] == ["if", "exists"]:
+    elif texts[i:i + 2] == ["if", "exists"]:
         i += 2
-    name = _name_after(toks, i)
-    return None if name is None else (toks[0].text, name)
+    name = _name_after(texts, words, i)
+    return None if name is None else (texts[0], name)
 
 
 @functools.lru_cache(maxsize=16384)
 def _shape(sql: str) -> _Shape:
-    toks = _drop_rollback_words(_drop_qualifiers(_drop_definer(_tokens(sql))))
+    texts, words = _tokens(sql)
+    _drop_definer(texts, words)
+    if "." in texts:
+        _drop_qualifiers(texts, words)
+    _drop_rollback_words(texts, words)
+    n = len(texts)
     # a keyword token may be several words ("primary key", "sql security"): a name is its last word
-    calls = frozenset(t.text.split()[-1] for t, nxt in itertools.pairwise(toks) if t.name and nxt.text == "(")
-    return _Shape(loose=" ".join(t.text for t in toks),
-                  words=frozenset(w for t in toks if t.name for w in t.text.split()),
+    calls = frozenset(texts[i].split()[-1] for i in range(n - 1) if words[i] and texts[i + 1] == "(")
+    return _Shape(loose=" ".join(texts),
+                  words=frozenset(w for i in range(n) if words[i] for w in texts[i].split()),
                   calls=calls,
-                  first=tuple(t.text for t in toks[:2]),
-                  object=_created_object(toks),
-                  target=_table_target(toks))
+                  first=tuple(texts[:2]),
+                  object=_created_object(texts, words),
+                  target=_table_target(texts, words))
 
 
 def loose(sql: str) -> str:
@@ -218,10 +218,13 @@ def loose(sql: str) -> str:
     return _shape(sql).loose
 
 
-def first_word(sql: str) -> str:
-    """The statement's first word, case-folded, after any comments ("" for an empty text)."""
-    first = _shape(sql).first
-    return first[0] if first else ""
+def starts_with(sql: str, *first: str) -> bool:
+    """Whether the statement's first word (after any comments, case-folded) is one of ``first``."""
+    folded = sql.casefold()
+    if not any(w in folded for w in first):  # cheap and sound: the word must be in the text
+        return False
+    words = _shape(sql).first
+    return bool(words) and words[0] in first
 
 
 def created_object(sql: str) -> tuple[str, str] | None:
@@ -230,29 +233,68 @@ def created_object(sql: str) -> tuple[str, str] | None:
     The server logs these rewritten (DEFINER=, ALGORITHM=, SQL SECURITY, int(11) for INT, no DETERMINISTIC),
     so the kind and the name are what identifies them. ``sql`` may be the raw or the ``loose`` text.
     """
-    return _shape(sql).object
+    return _shape(sql).object if "create" in sql.casefold() else None
 
 
 class Statement:
-    """A workload statement prepared once for matching."""
+    """A workload statement prepared for matching; tokenized on first need (most binlog texts are exact)."""
 
-    __slots__ = ("calls", "exact", "first", "is_boundary", "is_call", "loose", "may_write", "object", "sql",
-                 "target", "words")
+    __slots__ = ("_shape", "exact", "sql")
 
     def __init__(self, sql: str) -> None:
-        shape = _shape(sql)
         self.sql = sql
         self.exact = norm(sql)
-        self.loose = shape.loose
-        self.words: frozenset[str] = shape.words  # every name-like token (tables, columns, keywords)
-        self.object = shape.object  # what a CREATE FUNCTION/PROCEDURE/TRIGGER/VIEW/EVENT creates
-        self.target = shape.target  # (verb, table) of a CREATE/DROP TABLE
-        self.first = first = shape.first  # the first two words
-        self.is_boundary = shape.loose in _BOUNDARY or first in (("xa", "start"), ("xa", "end"))
+        self._shape: _Shape | None = None
+
+    @property
+    def shape(self) -> _Shape:
+        if self._shape is None:
+            self._shape = _shape(self.sql)
+        return self._shape
+
+    @property
+    def loose(self) -> str:
+        return self.shape.loose
+
+    @property
+    def words(self) -> frozenset[str]:
+        """Every name-like token (tables, columns, keywords), not string contents."""
+        return self.shape.words
+
+    @property
+    def calls(self) -> frozenset[str]:
+        """Names called as f(...)."""
+        return self.shape.calls
+
+    @property
+    def first(self) -> tuple[str, ...]:
+        """The first two words."""
+        return self.shape.first
+
+    @property
+    def object(self) -> tuple[str, str] | None:
+        """What a CREATE FUNCTION/PROCEDURE/TRIGGER/VIEW/EVENT creates."""
+        return self.shape.object if "create" in self.exact else None
+
+    @property
+    def target(self) -> tuple[str, str] | None:
+        """(verb, table) of a CREATE/DROP TABLE."""
+        return self.shape.target
+
+    @property
+    def is_boundary(self) -> bool:
+        first = self.shape.first
+        return self.shape.loose in _BOUNDARY or first in (("xa", "start"), ("xa", "end"))
+
+    @property
+    def may_write(self) -> bool:
+        first = self.shape.first
         read_only = bool(first) and (first[0] in _READ_ONLY or first == ("do", "sleep"))
-        self.may_write = not self.is_boundary and not read_only
-        self.is_call = first[:1] == ("call",)
-        self.calls = shape.calls  # names called as f(...)
+        return not read_only and not self.is_boundary
+
+    @property
+    def is_call(self) -> bool:
+        return self.shape.first[:1] == ("call",)
 
 
 def score_text(text: str, st: Statement) -> float:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.binlog.match import Statement, created_object, first_word, loose, norm, score_rows, score_text
+from harness.binlog.match import Statement, created_object, loose, norm, score_rows, score_text, starts_with
 
 # (text in the binlog, workload statement, score)
 TEXTS = [
@@ -123,13 +123,15 @@ def test_norm(text: str, expected: str) -> None:
     assert norm(text) == expected
 
 
-@pytest.mark.parametrize(("text", "word"), [
-    ("/* c */ SAVEPOINT s", "savepoint"),
-    ("-- x\nCREATE TABLE t (a INT)", "create"),
-    ("", ""),
+@pytest.mark.parametrize(("text", "words", "expected"), [
+    ("/* c */ SAVEPOINT s", ("savepoint", "rollback"), True),
+    ("-- x\nCREATE TABLE t (a INT)", ("create",), True),
+    ("/* CREATE */ INSERT INTO t VALUES ('create')", ("create",), False),
+    ("INSERT INTO `create` VALUES (1)", ("create",), False),
+    ("", ("create",), False),
 ])
-def test_first_word(text: str, word: str) -> None:
-    assert first_word(text) == word
+def test_starts_with(text: str, words: tuple[str, ...], expected: bool) -> None:
+    assert starts_with(text, *words) is expected
 
 
 @pytest.mark.parametrize("text", ["SELECT 'unterminated", "INSERT /* open", "`", "\x00\x01"])
