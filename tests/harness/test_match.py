@@ -51,6 +51,7 @@ TEXTS = [
     ("ROLLBACK TO `s1`", "ROLLBACK WORK TO SAVEPOINT s1", 2.5),
     ("ROLLBACK TO s1", "rollback to savepoint s1", 2.5),
     ("ROLLBACK TO s2", "ROLLBACK WORK TO SAVEPOINT s1", 0.0),
+    ("SAVEPOINT `s1`", "savepoint s1", 2.5),
     # different statements
     ("INSERT INTO t VALUES (1)", "INSERT INTO t VALUES (2)", 0.0),
     ("DELETE FROM t", "DELETE FROM u", 0.0),
