@@ -8,7 +8,6 @@ and units (``harness.binlog.groups``) and matches units to statements session by
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -18,7 +17,7 @@ from harness.backends.base import Server
 from harness.binlog.decoder import read_dir
 from harness.binlog.events import Event, RowsKind, TableMap
 from harness.binlog.groups import Group, GroupEnd, Unit, UnitKind, split_groups
-from harness.binlog.match import Statement, created_object, loose, score_rows, score_text
+from harness.binlog.match import Statement, loose, score_rows, score_text, starts_with
 from harness.execution import Execution
 from predictor.analyze import Kind
 from predictor.exceptions import BinlogError, ServerError
@@ -31,8 +30,7 @@ ColumnNames = Callable[[set[tuple[str, str]]], Mapping[tuple[str, str], tuple[st
 _ROW_TYPE = {RowsKind.WRITE: RowType.WRITE, RowsKind.UPDATE: RowType.UPDATE, RowsKind.DELETE: RowType.DELETE}
 
 
-_TRIGGER_ON = re.compile(r"^create\s.*?\btrigger\s+\S+\s+(?:before|after)\s+\w+\s+on\s+([\w$.]+)")
-_TRX_ONLY = ("SAVEPOINT", "ROLLBACK")  # SAVEPOINT and ROLLBACK TO always go to the transaction cache
+_TRX_ONLY = ("savepoint", "rollback")  # SAVEPOINT and ROLLBACK TO always go to the transaction cache
 _TRX_BOUNDARIES = frozenset({
     Kind.BEGIN, Kind.COMMIT, Kind.ROLLBACK, Kind.CREATE_TABLE, Kind.CREATE_TABLE_LIKE, Kind.CREATE_TABLE_SELECT,
     Kind.DROP_TABLE, Kind.ALTER_TABLE, Kind.TRUNCATE, Kind.RENAME_TABLE, Kind.CREATE_TRIGGER, Kind.DROP_TRIGGER,
@@ -103,18 +101,18 @@ class _Attribution:
         self._row_kinds: dict[int, frozenset[RowsKind] | None] = {}
         for s in self.sessions.values():
             for _, st in s.items:
-                o = created_object(st.loose)
-                if o is not None and o[0] == "function":
-                    self.functions.add(o[1])
-                m = _TRIGGER_ON.match(st.loose)
-                if m:
-                    self.trigger_tables.add(m.group(1).split(".")[-1])
+                if st.object is not None and st.object[0] == "function":
+                    self.functions.add(st.object[1])
+                elif st.object is not None and st.object[0] == "trigger":
+                    info = self.analyze(st.sql)
+                    if info.kind is Kind.CREATE_TRIGGER and info.targets:
+                        self.trigger_tables.add(info.targets[0].split(".")[-1].casefold())
 
     def invoker(self, st: Statement) -> bool:
         """Runs stored code: a CALL, a call of a workload function, a DML on a table with a trigger."""
         if st.is_call or st.calls & self.functions:
             return True
-        return st.may_write and not st.loose.startswith("create") and bool(st.words & self.trigger_tables)
+        return st.may_write and st.first[:1] != ("create",) and bool(st.words & self.trigger_tables)
 
     def fallback(self, s: _Session, start: int, pointer: int | None, text: str | None,
                  stop: int | None = None) -> int | None:
@@ -162,7 +160,7 @@ class _Attribution:
             return score_text(u.text, st)
         if u.kind is UnitKind.ROWS:
             if prev is not None and prev.kind is UnitKind.QUERY and prev_seq == seq and \
-                    (prev.text or "").lstrip().upper().startswith("CREATE"):
+                    starts_with(prev.text or "", "create"):
                 return 3.0  # rows of CREATE ... SELECT follow its CREATE TABLE (no Rows_query text)
             sc = score_rows({t.table.casefold() for t in u.tables.values()}, st)
             allowed = self.row_kinds(seq, st)
@@ -333,13 +331,12 @@ class _Attribution:
             return kind
         if len(stmts) > 1:
             return GroupKind.TRX  # the statement cache holds one statement
-        if any(u.kind is UnitKind.QUERY and (u.text or "").lstrip().upper().startswith(_TRX_ONLY)
-               for u in units):
+        if any(u.kind is UnitKind.QUERY and starts_with(u.text or "", *_TRX_ONLY) for u in units):
             return GroupKind.TRX
         ex = stmts[0]
         if ex.stmt_cache_use is not None:
             return GroupKind.STMT if ex.stmt_cache_use > 0 else GroupKind.TRX
-        if Statement(ex.sql).loose.startswith("create"):
+        if starts_with(ex.sql, "create"):
             return GroupKind.TRX  # CREATE ... SELECT goes through the transaction cache
         return GroupKind.STMT
 

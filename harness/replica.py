@@ -2,13 +2,11 @@
 
 Waits (bounded) for the replica, records its errors, compares every table of the workload database by row
 count and CHECKSUM TABLE, lists a bounded number of differing primary keys, and names the first workload
-statement that wrote each diverged table (tables found with sqlglot, ``read="mysql"``).
+statement that wrote each diverged table (tables from ``predictor.analyze``, our sqlglot dialect).
 """
 
 from __future__ import annotations
 
-import logging
-import re
 import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -16,13 +14,12 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import pymysql
-import sqlglot
 from pymysql.connections import Connection
-from sqlglot import exp
 
 from harness.backends.base import Pair, Server
 from harness.connect import DATABASE, connect, describe, error_message, is_gone
 from harness.wait import ReplicaCaughtUp, replica_status
+from predictor.analyze import Kind, analyze
 from predictor.exceptions import ReplicaError, ServerGoneError
 from predictor.workload import Statement, Workload
 
@@ -60,66 +57,22 @@ class ReplicaReport:
 # ---------------------------------------------------------------------------------------------------------
 # which statement wrote a table
 
-_WRITE_RE = re.compile(
-    r"^\s*(?:(?:insert|replace)(?:\s+(?:low_priority|delayed|high_priority|ignore))*\s+(?:into\s+)?"
-    r"|update(?:\s+(?:low_priority|ignore))*\s+"
-    r"|delete(?:\s+(?:low_priority|quick|ignore))*\s+from\s+"
-    r"|truncate\s+(?:table\s+)?"
-    r"|load\s+data\s+.*?\s+into\s+table\s+"
-    r"|create\s+(?:or\s+replace\s+)?(?:temporary\s+)?table\s+(?:if\s+not\s+exists\s+)?)"
-    r"[`\"]?(?:\w+[`\"]?\.[`\"]?)?(\w+)", re.IGNORECASE | re.DOTALL)
-_CREATE_RE = re.compile(r"^\s*create\b", re.IGNORECASE)
-
-
-def _names(tables: Iterable[exp.Expression]) -> set[str]:
-    return {t.name.lower() for t in tables if isinstance(t, exp.Table) and t.name}
-
-
-def _parse(sql: str) -> exp.Expr | None:
-    log = logging.getLogger("sqlglot")
-    level = log.level
-    log.setLevel(logging.ERROR)  # no "falling back to Command" chatter on stderr
-    try:
-        return sqlglot.parse_one(sql, read="mysql")
-    except (sqlglot.errors.ParseError, sqlglot.errors.TokenError, ValueError, RecursionError):
-        return None
-    finally:
-        log.setLevel(level)
-
-
-def _update_targets(tree: exp.Update) -> set[str]:
-    table = tree.this
-    if not isinstance(table, exp.Table):
-        return set()
-    joined = [j.this for j in table.args.get("joins") or () if isinstance(j.this, exp.Table)]
-    if not joined:
-        return _names([table])
-    aliases = {t.alias_or_name.lower(): t.name.lower() for t in [table, *joined]}
-    qualifiers = {e.this.table.lower() for e in tree.expressions
-                  if isinstance(e, exp.EQ) and isinstance(e.this, exp.Column) and e.this.table}
-    return {aliases.get(q, q) for q in qualifiers} or _names([table, *joined])
+_CREATES = frozenset({Kind.CREATE_TABLE, Kind.CREATE_TABLE_SELECT, Kind.CREATE_TABLE_LIKE})
 
 
 def written_tables(sql: str) -> set[str]:
-    """Tables a statement writes rows to (DML, CREATE ... SELECT, TRUNCATE); empty for reads and DDL."""
-    tree = _parse(sql)
-    if isinstance(tree, exp.Insert):
-        target = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
-        return _names([target])
-    if isinstance(tree, exp.Update):
-        return _update_targets(tree)
-    if isinstance(tree, exp.Delete):
-        return _names(tree.args.get("tables") or [tree.this])
-    if isinstance(tree, exp.Create) and isinstance(tree.args.get("expression"), exp.Query):
-        target = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
-        return _names([target])
-    if isinstance(tree, exp.TruncateTable):
-        return _names(tree.expressions)
-    if tree is None or isinstance(tree, exp.Command):
-        m = _WRITE_RE.match(sql)
-        if m and (not _CREATE_RE.match(sql) or re.search(r"\bselect\b", sql, re.IGNORECASE)):
-            return {m.group(1).lower()}
-    return set()
+    """Tables a statement writes rows to (DML, LOAD DATA, CREATE ... SELECT, TRUNCATE); empty for reads, other
+    DDL and text that does not parse."""
+    info = analyze(sql)
+    if info.kind is Kind.TRUNCATE:
+        return {t.lower() for t in info.targets}
+    return {w.table.lower() for w in info.writes}
+
+
+def _created_table(sql: str) -> str | None:
+    """The table a CREATE TABLE (plain, ... SELECT, ... LIKE) makes."""
+    info = analyze(sql)
+    return info.targets[0].lower() if info.kind in _CREATES and info.targets else None
 
 
 def first_writers(statements: Sequence[Statement], tables: Iterable[str]) -> dict[str, Statement]:
@@ -134,9 +87,9 @@ def first_writers(statements: Sequence[Statement], tables: Iterable[str]) -> dic
             continue
         for t in written_tables(st.sql) & wanted:
             found.setdefault(t, st)
-        m = _WRITE_RE.match(st.sql)
-        if m and _CREATE_RE.match(st.sql) and m.group(1).lower() in wanted:
-            creates.setdefault(m.group(1).lower(), st)
+        created = _created_table(st.sql)
+        if created in wanted:
+            creates.setdefault(created, st)
     return {t: found.get(t) or creates[t] for t in wanted if t in found or t in creates}
 
 

@@ -95,6 +95,15 @@ def test_rows_only_on_one_side_are_listed(pair: LocalPair) -> None:
     ("INSERT DELAYED INTO d VALUES (1)", {"d"}),
     ("LOAD DATA INFILE 'x' INTO TABLE ld", {"ld"}),
     ("this is not sql", set()),
+    ("TRUNCATE TABLE db.tt", {"tt"}),
+    ("UPDATE t1 a, t2 b SET a.x = 1, b.y = 2", {"t1", "t2"}),
+    ("DELETE t1, t2 FROM t1 JOIN t2 ON t1.a = t2.a", {"t1", "t2"}),
+    ("REPLACE LOW_PRIORITY INTO r SELECT 1", {"r"}),
+    ("/* c */ INSERT IGNORE INTO Ci VALUES (1)", {"ci"}),
+    ("LOAD DATA LOCAL INFILE '/tmp/x' REPLACE INTO TABLE db.ld2 FIELDS TERMINATED BY ','", {"ld2"}),
+    ("CREATE OR REPLACE TEMPORARY TABLE tt SELECT 1 AS a", {"tt"}),
+    ("CREATE TABLE t4 LIKE t", set()),
+    ("DROP TABLE t", set()),
 ])
 def test_written_tables(sql: str, tables: set[str]) -> None:
     assert written_tables(sql) == tables
@@ -105,3 +114,5 @@ def test_first_writer_falls_back_to_create() -> None:
                         "CREATE TABLE b (x INT);\nINSERT INTO b VALUES (1);\n")
     found = first_writers(wl.statements, ["a", "b"])
     assert found["a"].seq == 0 and found["b"].seq == 3
+    wl = parse_workload("CREATE TABLE a (x INT);\nCREATE TABLE c LIKE a;\nDROP TABLE a;\n")
+    assert {t: st.seq for t, st in first_writers(wl.statements, ["a", "c"]).items()} == {"a": 0, "c": 1}
