@@ -11,13 +11,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 from predictor.analyze import DML_KINDS, Kind, Op, StatementInfo
-from predictor.binlog import Binlog, Builder
+from predictor.binlog import Binlog, Builder, copy_record
 from predictor.catalog import Catalog, Column, Routine, Table, Trigger, View
 from predictor.context import Context
 from predictor.data import DataModel
 from predictor.decide import decide, gtid_consistency
 from predictor.images import images
 from predictor.profiles import Profile
+from predictor.records import StatementRecord
 from predictor.resolve import lookup, resolve
 from predictor.session import Cache, Piece, SessionState, canonical_var, normalize_value
 from predictor.unsafe import classify
@@ -38,16 +39,21 @@ Handler = Callable[["Predictor", Builder, StatementInfo, SessionState], None]
 
 
 class Predictor:
-    def __init__(self, profile: Profile, session_vars: Mapping[str, str] | None = None) -> None:
+    def __init__(self, profile: Profile, session_vars: Mapping[str, str] | None = None,
+                 cached: bool = True) -> None:
         self.profile = profile
+        self.cached = cached  # False: every DML decision is made afresh (see predict_workload)
         self.session_vars = dict(session_vars or {})
         self.catalog = Catalog()
         self.sessions: dict[str, SessionState] = {}
-        self.binlog = Binlog()
+        self.binlog = Binlog(cached)
         self.rows: dict[str, int | None] = {}  # known row counts of base tables (None: unknown)
         self.memo: dict[tuple[object, ...], _Outcome] = {}
         self.memo_infos: dict[int, StatementInfo] = {}
-        self.memo_names: dict[int, tuple[str, ...]] = {}
+        self.memo_names: dict[tuple[int, int], tuple[str, ...]] = {}
+        self.replays: dict[tuple[object, ...], _Replay] = {}  # memo key -> an autocommitted statement's result
+        self.applied: tuple[tuple[object, ...], _Outcome] | None = None  # handle_dml: memoised outcome as is
+        self.noop_memo: dict[tuple[object, ...], tuple[bool, bool]] = {}
         self.data = DataModel()
 
     # ---- sessions and transactions -------------------------------------------------------------
@@ -95,16 +101,69 @@ class Predictor:
 
     # ---- one statement ---------------------------------------------------------------------------
 
-    def step(self, seq: int, session: str, sql: str, info: StatementInfo) -> Builder:
+    def step(self, seq: int, session: str, sql: str, info: StatementInfo) -> None:
+        s = self.session(session)
+        if self.cached and info.kind in DML_KINDS and not s.trx_cache and not s.multi_stmt_mode:
+            self._step_autocommit_dml(seq, session, sql, info, s)
+        else:
+            self._step_full(seq, session, sql, info, s)
+
+    def _step_full(self, seq: int, session: str, sql: str, info: StatementInfo, s: SessionState) -> Builder:
         b = Builder(seq, session, sql)
         self.binlog.builders[seq] = b
-        s = self.session(session)
         if info.kind is Kind.UNKNOWN:
             b.unknown = True
             b.reason = info.unknown_reason or "unsupported statement"
-            return b
+        else:
+            self._step(b, info, s)
+        if self.cached and not s.trx_cache:
+            # a statement's pieces only ever wait in its own session's transaction cache: none are left
+            self.binlog.finalize(seq)
+        return b
+
+    def _step_autocommit_dml(self, seq: int, session: str, sql: str, info: StatementInfo, s: SessionState) -> None:
+        """An autocommitted DML statement: when the same statement template was already applied in the same
+        state (the memo key), replay it: the same record but for seq, sql and group, the same number of
+        groups, the same row counts and reset transaction. The data model still sees every statement."""
+        key = _memo_key(self, info, s)
+        r = self.replays.get(key)
+        if r is None:
+            groups = self.binlog.groups
+            self.applied = None
+            self._step_full(seq, session, sql, info, s)
+            applied, self.applied = self.applied, None
+            if applied is None or applied[0] != key or not applied[1].logged or not self.binlog.done:
+                return
+            out = applied[1]
+            rec = self.binlog.done[-1]
+            used = bool(out.stmt_cache) + bool(out.trx)
+            if rec.seq == seq and rec.group == (groups if used else None):
+                self.replays[key] = _Replay(out, rec, used)
+            return
+        out = r.out
+        checked = _with_key_checks(self, sql, info, s, out)
+        if checked is not out:  # the data model changed the decision (a duplicate key): apply it in full
+            b = Builder(seq, session, sql)
+            self.binlog.builders[seq] = b
+            _apply(self, b, info, s, checked)
+            self._tail(b, info, s)
+            if not s.trx_cache:
+                self.binlog.finalize(seq)
+            return
+        g = self.binlog.groups
+        self.binlog.groups = g + r.groups
+        if out.row_writes:
+            _update_row_counts(self, info, out.row_writes)
+        s.reset_trx()
+        self.binlog.done.append(copy_record(r.record, seq, session, sql, g if r.groups else None))
+
+    def _step(self, b: Builder, info: StatementInfo, s: SessionState) -> None:
         handler = HANDLERS.get(info.kind, handle_noop)
         handler(self, b, info, s)
+        self._tail(b, info, s)
+
+    def _tail(self, b: Builder, info: StatementInfo, s: SessionState) -> None:
+        """What every statement gets after its handler ran: deprecation warnings, one-shot isolation."""
         if self.profile.DEPRECATED_FUNCTIONS and (_uses(info, self.profile.DEPRECATED_FUNCTIONS) or any(
                 v.select is not None and _uses(v.select, self.profile.DEPRECATED_FUNCTIONS)
                 for v in (self.catalog.view(r) for r in info.reads) if v is not None)):
@@ -113,7 +172,6 @@ class Predictor:
             b.warnings.add(1287)
         if s.next_isolation and info.kind in (Kind.COMMIT, Kind.ROLLBACK):
             s.next_isolation = None
-        return b
 
     def _runs(self, info: StatementInfo, s: SessionState, names: frozenset[str], depth: int = 0) -> bool:
         """Whether executing the statement calls one of ``names``, through routines and triggers too."""
@@ -194,53 +252,92 @@ class _Outcome:
     row_writes: tuple[tuple[str, Op, bool, bool], ...]  # (table, op, top, temporary) for row counts
 
 
+@dataclass(frozen=True)
+class _Replay:
+    """An autocommitted statement's memoised outcome and the record it produced, which used ``groups``
+    binlog groups starting at its own group (see Predictor._step_autocommit_dml)."""
+
+    out: _Outcome
+    record: StatementRecord
+    groups: int
+
+
 def _memo_key(p: Predictor, info: StatementInfo, s: SessionState) -> tuple[object, ...]:
-    names = p.memo_names.get(id(info))
+    """Everything _decide_dml reads besides the statement itself: catalog version, the session's
+    variables and transaction flags, its temporary tables (whole definitions) and which tables the
+    statement, its triggers and functions write or read are known to be empty."""
+    version = p.catalog.version
+    names = p.memo_names.get((id(info), version))
     if names is None:
-        names = tuple(w.table.lower() for w in info.writes) + tuple(r.lower() for r in info.reads)
-        p.memo_names[id(info)] = names
+        access = resolve(info, p.catalog, s)
+        names = tuple(dict.fromkeys(
+            [w.table.lower() for w in info.writes] + [r.lower() for r in info.reads]
+            + [u.table.name.lower() for u in access.writes] + [t.name.lower() for t in access.reads]))
+        p.memo_names[(id(info), version)] = names
+        p.memo_infos[id(info)] = info  # keep the info alive while its id is part of a key
     rows = p.rows
     v = s.vars
-    return (id(info), p.catalog.version, v.get("binlog_format"), v.get("binlog_row_image"), s.isolation,
+    return (id(info), version, v.get("binlog_format"), v.get("binlog_row_image"), s.isolation,
             v.get("autocommit"), v.get("sql_log_bin"), v.get("binlog_direct_non_transactional_updates"),
-            s.explicit, s.in_trx, s.trx_has_trans_write, bool(s.trx_cache), s.force_row,
-            tuple((k, t.logged_create, t.engine) for k, t in s.temp_tables.items()) if s.temp_tables else (),
+            s.explicit, s.in_trx, s.trx_has_trans_write, s.trx_modified_nontrans, bool(s.trx_cache),
+            s.force_row, tuple(s.temp_tables.items()) if s.temp_tables else (),
             *[rows.get(n) == 0 for n in names])
 
 
 def handle_dml(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
-    key = _memo_key(p, info, s)
-    out = p.memo.get(key)
-    if out is None:
+    key: tuple[object, ...] = ()
+    if p.cached:
+        key = _memo_key(p, info, s)
+        out = p.memo.get(key)
+        if out is None:
+            out = _decide_dml(p, b.seq, info, s)
+            if len(p.memo) > 50_000:
+                p.memo.clear()
+                p.replays.clear()
+                p.memo_names.clear()
+            p.memo[key] = out
+            p.memo_infos[id(info)] = info  # keep the info alive while its id is a key
+    else:
         out = _decide_dml(p, b.seq, info, s)
-        if len(p.memo) > 50_000:
-            p.memo.clear()
-        p.memo[key] = out
-        p.memo_infos[id(info)] = info  # keep the info alive while its id is a key
-    if out.error is None:
-        out = _with_key_checks(p, b.sql, info, s, out)
-    _apply(p, b, info, s, out)
+    checked = out if out.error is not None else _with_key_checks(p, b.sql, info, s, out)
+    if checked is out and p.cached:
+        p.applied = (key, out)
+    _apply(p, b, info, s, checked)
 
 
 def _apply(p: Predictor, b: Builder, info: StatementInfo, s: SessionState, out: _Outcome) -> None:
     b.error = out.error
-    b.warnings |= out.warnings
-    b.unsafe |= out.unsafe
+    if out.warnings:
+        b.warnings |= out.warnings
+    if out.unsafe:
+        b.unsafe |= out.unsafe
     if out.error is not None and not out.logged:
         return
     if not out.logged and not out.row_writes:
         return
+    multi = s.multi_stmt_mode
     if out.writes_trans and out.error is None:
-        s.trx_has_trans_write = s.trx_has_trans_write or s.multi_stmt_mode
-    if out.writes_nontrans and s.multi_stmt_mode:
+        s.trx_has_trans_write = s.trx_has_trans_write or multi
+    if out.writes_nontrans and multi:
         s.trx_modified_nontrans = True
     if out.nontrans_temp:
         s.trx_nontrans_temp = True
-    _update_row_counts(p, info, out.row_writes)
-    if out.logged:
-        seq = b.seq
-        p.end_statement(s, [x if x.seq == seq else x.at(seq) for x in out.stmt_cache],
-                        [x if x.seq == seq else x.at(seq) for x in out.trx])
+    if out.row_writes:
+        _update_row_counts(p, info, out.row_writes)
+    if not out.logged:
+        return
+    if not multi and not s.trx_cache:
+        # autocommit with nothing pending: what end_statement() does, without re-addressing the memoised
+        # pieces to this statement (they all belong to ``b``): the statement cache, then the commit
+        if out.stmt_cache:
+            p.binlog.write(b, out.stmt_cache, Cache.STMT)
+        if out.trx:
+            p.binlog.write(b, out.trx, Cache.TRX)
+        s.reset_trx()
+        return
+    seq = b.seq
+    p.end_statement(s, [x if x.seq == seq else x.at(seq) for x in out.stmt_cache],
+                    [x if x.seq == seq else x.at(seq) for x in out.trx])
 
 
 def _with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, out: _Outcome) -> _Outcome:
@@ -912,10 +1009,21 @@ def handle_xa(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) ->
 def handle_noop(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
     """Statements that write nothing to the binlog (SELECT without writes, USE, SHOW, ...)."""
     if info.kind in (Kind.SELECT, Kind.DO) and (info.functions or info.reads):
-        ctx = p.context(b.seq, info, s)
-        if ctx.access.writes:
+        # what resolving finds depends on the catalog and the session's temporary tables only
+        key = (id(info), p.catalog.version) if p.cached and not s.temp_tables else None
+        found = p.noop_memo.get(key) if key is not None else None
+        if found is None:
+            ctx = p.context(b.seq, info, s)
+            found = (bool(ctx.access.writes), bool(ctx.access.missing))
+            if key is not None:
+                if len(p.noop_memo) > 50_000:
+                    p.noop_memo.clear()
+                p.noop_memo[key] = found
+                p.memo_infos[id(info)] = info
+        writes, missing = found
+        if writes:
             handle_dml(p, b, info, s)
-        elif ctx.access.missing and info.kind is Kind.SELECT:
+        elif missing and info.kind is Kind.SELECT:
             b.error = ER_NO_SUCH_TABLE
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from predictor.dialect import RplayTokenizer
 
-__all__ = ["fingerprint"]
+__all__ = ["fingerprint", "template_key"]
 
 # Keywords are upper-cased; every other word keeps its case.
 _KEYWORDS: frozenset[str] = frozenset(
@@ -278,3 +278,70 @@ def fingerprint(sql: str) -> str:
     while forms and forms[-1] == ";":
         forms.pop()
     return " ".join(forms)
+
+
+# ---- template_key: the cheap first-level key ------------------------------------------------------
+
+# Character classes for the number scan: boundaries (whitespace, the punctuation fingerprint() splits on)
+# become " ", digits and "." become "0", every other ASCII character is part of a word ("a").
+_CLASSES = str.maketrans(
+    {i: "a" for i in range(128)}
+    | {ord(c): "0" for c in "0123456789."}
+    | {ord(c): " " for c in _PUNCTUATION + " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"}
+)
+# Anything that needs the full scanner: other quotes, comments, escapes, doubled quotes.
+_NOT_PLAIN = ('"', "`", "#", "--", "/*", "\\", "''")
+
+
+def template_key(sql: str) -> str | None:
+    """A cheaper key than fingerprint() for the common case, or None when only fingerprint() will do.
+
+    Only DML made of ASCII code and plain '...' strings (no comments, other quotes or escapes) gets a
+    key: the text as written with every string turned into ``''`` and every number that fingerprint()
+    masks turned into ``?`` (numbers after LIMIT, OFFSET or a comma in a statement with LIMIT/OFFSET
+    are kept). Whitespace and keyword case are left alone, so it is finer than the fingerprint, and
+    ``fingerprint(template_key(sql)) == fingerprint(sql)``: two statements with one template key have
+    one fingerprint, hence one analysis. It costs a few C-level string calls plus a few per number.
+    """
+    head = sql.lstrip()[:8].upper().split(None, 1)
+    if not head or (head[0] not in _DML_HEADS and head[0][:1] != "(") or not sql.isascii():
+        return None
+    for special in _NOT_PLAIN:
+        if special in sql:
+            return None
+    if "'" in sql:
+        parts = sql.split("'")
+        if len(parts) % 2 == 0:  # unterminated string
+            return None
+        code = "''".join(parts[0::2])
+    else:
+        code = sql
+    classes = code.translate(_CLASSES)
+    pos = classes.find(" 0")  # a word starting with a digit or "." after a boundary
+    if pos < 0:
+        return code
+    low = code.lower()
+    limit = "limit" in low or "offset" in low
+    out: list[str] = []
+    last = 0
+    n = len(code)
+    while pos >= 0:
+        start = pos + 1
+        end = classes.find(" ", start)
+        if end < 0:
+            end = n
+        word = code[start:end]
+        if (word.isdigit() or _is_number(word)) and not (limit and _maybe_limit_number(code, start)):
+            out.append(code[last:start])
+            out.append("?")
+            last = end
+        pos = classes.find(" 0", end)
+    out.append(code[last:])
+    return "".join(out)
+
+
+def _maybe_limit_number(code: str, start: int) -> bool:
+    """Whether the number at ``start`` may be one fingerprint() keeps (after LIMIT, OFFSET, or
+    `LIMIT n ,`). Errs on the side of keeping: a kept number only makes the key finer."""
+    prev = code[:start].rstrip()
+    return prev[-1:] == "," or prev[-6:].lower().endswith(("limit", "offset"))

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from predictor.analyze import StatementInfo, analyze
 from predictor.engine import Predictor
 from predictor.engines import Engine
-from predictor.fingerprint import fingerprint
+from predictor.fingerprint import fingerprint, template_key
 from predictor.profiles import Profile, get_profile, profile_for_version
 from predictor.records import StatementRecord
 from predictor.workload import Workload
@@ -16,23 +16,40 @@ __all__ = ["Analyzer", "predict_workload", "profile_for_version"]
 
 
 class Analyzer:
-    """Static analysis cached by statement fingerprint (literals normalised): a workload drawn from a few
-    templates is parsed once per template."""
+    """Static analysis cached by statement template: a workload drawn from a few templates is parsed once
+    per template. Three levels, cheapest first: the exact text, ``template_key`` (plain DML, a few string
+    calls) and ``fingerprint`` (the full scanner), which decides what is analysed. ``cached=False``
+    analyses every statement afresh (for tests that check the caches change nothing)."""
 
-    def __init__(self) -> None:
+    TEXT_LIMIT = 100_000
+    KEY_LIMIT = 100_000
+
+    def __init__(self, cached: bool = True) -> None:
+        self.cached = cached
         self._by_text: dict[str, StatementInfo] = {}
+        self._by_key: dict[str, StatementInfo] = {}
         self._by_fp: dict[str, StatementInfo] = {}
 
     def __call__(self, sql: str) -> StatementInfo:
+        if not self.cached:
+            return analyze(sql)
         info = self._by_text.get(sql)
         if info is not None:
             return info
+        key = template_key(sql)
+        if key is not None:
+            info = self._by_key.get(key)
+            if info is not None:
+                return info
         fp = fingerprint(sql)
         info = self._by_fp.get(fp)
         if info is None:
             info = analyze(sql)
             self._by_fp[fp] = info
-        if len(self._by_text) < 100_000:
+        if key is not None:
+            if len(self._by_key) < self.KEY_LIMIT:
+                self._by_key[key] = info
+        elif len(self._by_text) < self.TEXT_LIMIT:
             self._by_text[sql] = info
         return info
 
@@ -44,16 +61,21 @@ def predict_workload(
     server_opts: Mapping[str, str] | None = None,
     engines: Mapping[str, Engine] | None = None,
     analyzer: Analyzer | None = None,
+    cached: bool = True,
 ) -> list[StatementRecord]:
     """Predict every statement of ``workload`` on server profile ``profile`` (e.g. ``mariadb-10.11``).
 
     ``session_vars`` are applied to every session at its start (``--set``); ``server_opts`` override the
     profile's server options (``--server-opt``); ``engines`` adds user engine profiles. Replica-only
     statements are not part of the primary's binlog and are predicted with format NONE.
+
+    ``cached=False`` switches off every cache (analysis per template, memoised decisions, record shapes):
+    each statement is analysed, decided and recorded from scratch. The records must be identical either
+    way (tests/predictor/test_caches.py checks it); it exists for that check and for debugging a rule.
     """
     prof = profile if isinstance(profile, Profile) else get_profile(profile, server_opts, engines)
-    pred = Predictor(prof, session_vars)
-    analyze_sql = analyzer or Analyzer()
+    pred = Predictor(prof, session_vars, cached=cached)
+    analyze_sql = analyzer or Analyzer(cached)
     replica_only: list[StatementRecord] = []
     for st in workload.statements:
         if st.replica_only:
@@ -61,6 +83,6 @@ def predict_workload(
             continue
         pred.step(st.seq, st.session, st.sql, analyze_sql(st.sql))
     pred.finish()
-    records = [b.record() for b in pred.binlog.builders.values()] + replica_only
+    records = pred.binlog.records() + replica_only
     records.sort(key=lambda r: r.seq)
     return records
