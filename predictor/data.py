@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 from predictor.catalog import Table
+from predictor.literals import Unsure, literal_rows
 from predictor.parse import parse
 
 MAX_TRACKED = 200
@@ -128,6 +129,9 @@ def _literal(e: exp.Expression) -> Value | None:
 
 
 def _literal_rows(sql: str, t: Table) -> list[Row] | None:
+    fast = literal_rows(sql, t)  # a plain INSERT ... VALUES without parsing (predictor/literals.py)
+    if not isinstance(fast, Unsure):
+        return fast
     tree = parse(sql)
     if not isinstance(tree, exp.Insert) or not isinstance(tree.expression, exp.Values):
         return None

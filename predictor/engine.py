@@ -53,7 +53,8 @@ class Predictor:
         self.memo_names: dict[tuple[int, int], tuple[str, ...]] = {}
         self.replays: dict[tuple[object, ...], _Replay] = {}  # memo key -> an autocommitted statement's result
         self.applied: tuple[tuple[object, ...], _Outcome] | None = None  # handle_dml: memoised outcome as is
-        self.noop_memo: dict[tuple[object, ...], tuple[bool, bool]] = {}
+        self.noop_memo: dict[tuple[object, ...], tuple[bool, bool]] = {}  # SELECT/DO: (writes, missing)
+        self.quiet: dict[tuple[object, ...], StatementRecord] = {}  # SELECT/DO writing nothing: record shape
         self.data = DataModel()
 
     # ---- sessions and transactions -------------------------------------------------------------
@@ -102,11 +103,38 @@ class Predictor:
     # ---- one statement ---------------------------------------------------------------------------
 
     def step(self, seq: int, session: str, sql: str, info: StatementInfo) -> None:
-        s = self.session(session)
-        if self.cached and info.kind in DML_KINDS and not s.trx_cache and not s.multi_stmt_mode:
-            self._step_autocommit_dml(seq, session, sql, info, s)
-        else:
-            self._step_full(seq, session, sql, info, s)
+        s = self.sessions.get(session)
+        if s is None:
+            s = self.session(session)
+        if self.cached:
+            kind = info.kind
+            if kind in DML_KINDS:
+                if not s.trx_cache and not s.multi_stmt_mode:
+                    self._step_autocommit_dml(seq, session, sql, info, s)
+                    return
+            elif kind is Kind.SELECT or kind is Kind.DO:
+                self._step_quiet(seq, session, sql, info, s)
+                return
+        self._step_full(seq, session, sql, info, s)
+
+    def _step_quiet(self, seq: int, session: str, sql: str, info: StatementInfo, s: SessionState) -> None:
+        """SELECT / DO: when resolving finds no table written (handle_noop), the record depends only on the
+        statement and the catalog (missing tables, deprecation warnings), in any transaction state."""
+        key = (id(info), self.catalog.version) if not s.temp_tables else None
+        shape = self.quiet.get(key) if key is not None else None
+        if shape is not None:
+            self.binlog.done.append(copy_record(shape, seq, session, sql, None))
+            return
+        b = self._step_full(seq, session, sql, info, s)
+        if key is None or b.group is not None or self.noop_memo.get(key, (True, True))[0]:
+            return
+        if self.binlog.builders.get(seq) is b:  # kept for a transaction's end: finalize it now, no piece can come
+            self.binlog.finalize(seq)
+        rec = self.binlog.done[-1]
+        if rec.seq == seq:
+            if len(self.quiet) > 50_000:
+                self.quiet.clear()
+            self.quiet[key] = rec
 
     def _step_full(self, seq: int, session: str, sql: str, info: StatementInfo, s: SessionState) -> Builder:
         b = Builder(seq, session, sql)
@@ -405,8 +433,8 @@ def _touches_key(p: Predictor, table: str, columns: tuple[str, ...], s: SessionS
     t = lookup(table, p.catalog, s)
     if t is None:
         return True
-    cols = {c.lower() for c in columns}
-    return any(c.lower() in cols for k in t.unique_keys for c in k.columns)
+    keys = t.unique_key_columns
+    return any(c.lower() in keys for c in columns)
 
 
 def _decide_dml(p: Predictor, seq: int, info: StatementInfo, s: SessionState) -> _Outcome:

@@ -282,15 +282,17 @@ def fingerprint(sql: str) -> str:
 
 # ---- template_key: the cheap first-level key ------------------------------------------------------
 
-# Character classes for the number scan: boundaries (whitespace, the punctuation fingerprint() splits on)
-# become " ", digits and "." become "0", every other ASCII character is part of a word ("a").
-_CLASSES = str.maketrans(
-    {i: "a" for i in range(128)}
-    | {ord(c): "0" for c in "0123456789."}
-    | {ord(c): " " for c in _PUNCTUATION + " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"}
+# Byte classes for the number scan: boundaries (whitespace, the punctuation fingerprint() splits on) become
+# " ", digits and "." become "0", every other byte is part of a word ("a"). A bytes table: translating an
+# ASCII statement's bytes is a plain table lookup in C, five times faster than str.translate.
+_BOUNDARY = _PUNCTUATION + " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"
+_CLASSES = bytes(
+    ord(" ") if chr(i) in _BOUNDARY else ord("0") if chr(i) in "0123456789." else ord("a") for i in range(256)
 )
-# Anything that needs the full scanner: other quotes, comments, escapes, doubled quotes.
-_NOT_PLAIN = ('"', "`", "#", "--", "/*", "\\", "''")
+# Statement heads that are DML for certain when followed by whitespace or "(" (upper-cased first 6 bytes ->
+# head length); anything else goes through the general head test.
+_QUICK_HEADS = {"SELECT": 6, "INSERT": 6, "UPDATE": 6, "DELETE": 6, "REPLAC": 7}
+_AFTER_HEAD = frozenset(" \t\n\r(")
 
 
 def template_key(sql: str) -> str | None:
@@ -303,12 +305,14 @@ def template_key(sql: str) -> str | None:
     ``fingerprint(template_key(sql)) == fingerprint(sql)``: two statements with one template key have
     one fingerprint, hence one analysis. It costs a few C-level string calls plus a few per number.
     """
-    head = sql.lstrip()[:8].upper().split(None, 1)
-    if not head or (head[0] not in _DML_HEADS and head[0][:1] != "(") or not sql.isascii():
-        return None
-    for special in _NOT_PLAIN:
-        if special in sql:
+    size = _QUICK_HEADS.get(sql[:6].upper())
+    if size is None or sql[size : size + 1] not in _AFTER_HEAD or (size == 7 and sql[6:7] not in ("E", "e")):
+        head = sql.lstrip()[:8].upper().split(None, 1)
+        if not head or (head[0] not in _DML_HEADS and head[0][:1] != "("):
             return None
+    if (not sql.isascii() or '"' in sql or "`" in sql or "#" in sql or "\\" in sql or "--" in sql
+            or "/*" in sql or "''" in sql):
+        return None
     if "'" in sql:
         parts = sql.split("'")
         if len(parts) % 2 == 0:  # unterminated string
@@ -316,26 +320,26 @@ def template_key(sql: str) -> str | None:
         code = "''".join(parts[0::2])
     else:
         code = sql
-    classes = code.translate(_CLASSES)
-    pos = classes.find(" 0")  # a word starting with a digit or "." after a boundary
+    classes = code.encode("ascii").translate(_CLASSES)
+    find = classes.find
+    pos = find(b" 0")  # a word starting with a digit or "." after a boundary
     if pos < 0:
         return code
     low = code.lower()
     limit = "limit" in low or "offset" in low
     out: list[str] = []
     last = 0
-    n = len(code)
     while pos >= 0:
         start = pos + 1
-        end = classes.find(" ", start)
+        end = find(b" ", start)
         if end < 0:
-            end = n
+            end = len(code)
         word = code[start:end]
         if (word.isdigit() or _is_number(word)) and not (limit and _maybe_limit_number(code, start)):
             out.append(code[last:start])
             out.append("?")
             last = end
-        pos = classes.find(" 0", end)
+        pos = find(b" 0", end)
     out.append(code[last:])
     return "".join(out)
 

@@ -17,9 +17,9 @@ __all__ = ["Analyzer", "predict_workload", "profile_for_version"]
 
 class Analyzer:
     """Static analysis cached by statement template: a workload drawn from a few templates is parsed once
-    per template. Three levels, cheapest first: the exact text, ``template_key`` (plain DML, a few string
-    calls) and ``fingerprint`` (the full scanner), which decides what is analysed. ``cached=False``
-    analyses every statement afresh (for tests that check the caches change nothing)."""
+    per template. Three levels, cheapest first: ``template_key`` (plain DML, a few string calls) or the
+    exact text (anything else), then ``fingerprint`` (the full scanner), which decides what is analysed.
+    ``cached=False`` analyses every statement afresh (for tests that check the caches change nothing)."""
 
     TEXT_LIMIT = 100_000
     KEY_LIMIT = 100_000
@@ -33,12 +33,13 @@ class Analyzer:
     def __call__(self, sql: str) -> StatementInfo:
         if not self.cached:
             return analyze(sql)
-        info = self._by_text.get(sql)
-        if info is not None:
-            return info
         key = template_key(sql)
         if key is not None:
             info = self._by_key.get(key)
+            if info is not None:
+                return info
+        else:
+            info = self._by_text.get(sql)
             if info is not None:
                 return info
         fp = fingerprint(sql)

@@ -117,7 +117,7 @@ class SessionState:
     @property
     def multi_stmt_mode(self) -> bool:
         """in_multi_stmt_transaction_mode(): BEGIN was issued or autocommit is off."""
-        return self.explicit or not self.autocommit
+        return self.explicit or self.vars.get("autocommit", "ON") != "ON"
 
     def reset_trx(self) -> None:
         self.in_trx = False
