@@ -50,7 +50,7 @@ class Predictor:
         self.rows: dict[str, int | None] = {}  # known row counts of base tables (None: unknown)
         self.memo: dict[tuple[object, ...], _Outcome] = {}
         self.memo_infos: dict[int, StatementInfo] = {}
-        self.memo_names: dict[tuple[int, int], tuple[str, ...]] = {}
+        self.memo_names: dict[int, tuple[int, tuple[str, ...]]] = {}  # id(info): (catalog version, tables)
         self.replays: dict[tuple[object, ...], _Replay] = {}  # memo key -> an autocommitted statement's result
         self.applied: tuple[tuple[object, ...], _Outcome] | None = None  # handle_dml: memoised outcome as is
         self.noop_memo: dict[tuple[object, ...], tuple[bool, bool]] = {}  # SELECT/DO: (writes, missing)
@@ -166,7 +166,7 @@ class Predictor:
             rec = self.binlog.done[-1]
             used = bool(out.stmt_cache) + bool(out.trx)
             if rec.seq == seq and rec.group == (groups if used else None):
-                self.replays[key] = _Replay(out, rec, used)
+                self.replays[key] = _Replay(out, rec, used, _counts_change(info, out.row_writes))
             return
         out = r.out
         checked = _with_key_checks(self, sql, info, s, out)
@@ -178,12 +178,13 @@ class Predictor:
             if not s.trx_cache:
                 self.binlog.finalize(seq)
             return
-        g = self.binlog.groups
-        self.binlog.groups = g + r.groups
-        if out.row_writes:
+        binlog = self.binlog
+        g = binlog.groups
+        binlog.groups = g + r.groups
+        if r.counts:
             _update_row_counts(self, info, out.row_writes)
         s.reset_trx()
-        self.binlog.done.append(copy_record(r.record, seq, session, sql, g if r.groups else None))
+        binlog.done.append(copy_record(r.record, seq, session, sql, g if r.groups else None))
 
     def _step(self, b: Builder, info: StatementInfo, s: SessionState) -> None:
         handler = HANDLERS.get(info.kind, handle_noop)
@@ -260,6 +261,13 @@ def _update_row_counts(p: Predictor, info: StatementInfo, writes: tuple[tuple[st
             p.rows[key] = 0
 
 
+def _counts_change(info: StatementInfo, writes: tuple[tuple[str, Op, bool, bool], ...]) -> bool:
+    """Whether _update_row_counts(info, writes) can do anything (it only touches INSERTs and full DELETEs)."""
+    return any(not temporary and (op is Op.INSERT or (
+        op is Op.DELETE and top and not info.multi_table and info.limit is None and "where" not in info.extra))
+        for _, op, top, temporary in writes)
+
+
 def _source_has_rows(p: Predictor, info: StatementInfo) -> bool:
     return any(p.rows.get(r.lower()) != 0 for r in info.reads)
 
@@ -288,6 +296,7 @@ class _Replay:
     out: _Outcome
     record: StatementRecord
     groups: int
+    counts: bool  # _update_row_counts can change a row count
 
 
 def _memo_key(p: Predictor, info: StatementInfo, s: SessionState) -> tuple[object, ...]:
@@ -295,21 +304,26 @@ def _memo_key(p: Predictor, info: StatementInfo, s: SessionState) -> tuple[objec
     variables and transaction flags, its temporary tables (whole definitions) and which tables the
     statement, its triggers and functions write or read are known to be empty."""
     version = p.catalog.version
-    names = p.memo_names.get((id(info), version))
-    if names is None:
+    known = p.memo_names.get(id(info))
+    if known is None or known[0] != version:
         access = resolve(info, p.catalog, s)
-        names = tuple(dict.fromkeys(
+        known = (version, tuple(dict.fromkeys(
             [w.table.lower() for w in info.writes] + [r.lower() for r in info.reads]
-            + [u.table.name.lower() for u in access.writes] + [t.name.lower() for t in access.reads]))
-        p.memo_names[(id(info), version)] = names
+            + [u.table.name.lower() for u in access.writes] + [t.name.lower() for t in access.reads])))
+        p.memo_names[id(info)] = known
         p.memo_infos[id(info)] = info  # keep the info alive while its id is part of a key
+    get = s.vars.get
+    key = (id(info), version, get("binlog_format"), get("binlog_row_image"), get("transaction_isolation"),
+           s.next_isolation, get("autocommit"), get("sql_log_bin"), get("binlog_direct_non_transactional_updates"),
+           s.explicit, s.in_trx, s.trx_has_trans_write, s.trx_modified_nontrans, bool(s.trx_cache), s.force_row,
+           tuple(s.temp_tables.items()) if s.temp_tables else ())
+    names = known[1]
+    if not names:
+        return key
     rows = p.rows
-    v = s.vars
-    return (id(info), version, v.get("binlog_format"), v.get("binlog_row_image"), s.isolation,
-            v.get("autocommit"), v.get("sql_log_bin"), v.get("binlog_direct_non_transactional_updates"),
-            s.explicit, s.in_trx, s.trx_has_trans_write, s.trx_modified_nontrans, bool(s.trx_cache),
-            s.force_row, tuple(s.temp_tables.items()) if s.temp_tables else (),
-            *[rows.get(n) == 0 for n in names])
+    if len(names) == 1:
+        return (*key, rows.get(names[0]) == 0)
+    return key + tuple([rows.get(n) == 0 for n in names])
 
 
 def handle_dml(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:

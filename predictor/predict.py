@@ -78,11 +78,13 @@ def predict_workload(
     pred = Predictor(prof, session_vars, cached=cached)
     analyze_sql = analyzer or Analyzer(cached)
     replica_only: list[StatementRecord] = []
+    step = pred.step
     for st in workload.statements:
         if st.replica_only:
             replica_only.append(StatementRecord(st.seq, st.session, st.sql))
             continue
-        pred.step(st.seq, st.session, st.sql, analyze_sql(st.sql))
+        sql = st.sql
+        step(st.seq, st.session, sql, analyze_sql(sql))
     pred.finish()
     records = pred.binlog.records() + replica_only
     records.sort(key=lambda r: r.seq)
