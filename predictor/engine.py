@@ -52,7 +52,11 @@ class Predictor:
         self.memo_infos: dict[int, StatementInfo] = {}
         self.memo_names: dict[int, tuple[int, tuple[str, ...]]] = {}  # id(info): (catalog version, tables)
         self.replays: dict[tuple[object, ...], _Replay] = {}  # memo key -> an autocommitted statement's result
-        self.applied: tuple[tuple[object, ...], _Outcome] | None = None  # handle_dml: memoised outcome as is
+        self.applied: tuple[StatementInfo, _Outcome] | None = None  # handle_dml: memoised outcome as is
+        # replay keys: each session's _session_part as a small int while no statement took the full path
+        self.session_ids: dict[str, int] = {}
+        self.session_parts: dict[tuple[object, ...], int] = {}
+        self.clean_parts: set[int] = set()
         self.noop_memo: dict[tuple[object, ...], tuple[bool, bool]] = {}  # SELECT/DO: (writes, missing)
         self.quiet: dict[tuple[object, ...], StatementRecord] = {}  # SELECT/DO writing nothing: record shape
         self.data = DataModel()
@@ -137,6 +141,7 @@ class Predictor:
             self.quiet[key] = rec
 
     def _step_full(self, seq: int, session: str, sql: str, info: StatementInfo, s: SessionState) -> Builder:
+        self.session_ids.clear()  # any handler may change any session
         b = Builder(seq, session, sql)
         self.binlog.builders[seq] = b
         if info.kind is Kind.UNKNOWN:
@@ -149,18 +154,37 @@ class Predictor:
             self.binlog.finalize(seq)
         return b
 
+    def _replay_key(self, session: str, info: StatementInfo, s: SessionState) -> tuple[object, ...]:
+        """_memo_key with the session's part interned as a small int, kept from one replayed statement to
+        the next (replaying changes no session field of it but the ones reset_trx() resets)."""
+        sid = self.session_ids.get(session)
+        if sid is None:
+            part = _session_part(s)
+            sid = self.session_parts.get(part)
+            if sid is None:
+                if len(self.session_parts) > 10_000:  # the ints are reused: forget every key holding one
+                    self.session_parts.clear()
+                    self.clean_parts.clear()
+                    self.session_ids.clear()
+                    self.replays.clear()
+                sid = self.session_parts[part] = len(self.session_parts)
+                if _trx_clean(s):
+                    self.clean_parts.add(sid)
+            self.session_ids[session] = sid
+        return (id(info), self.catalog.version, sid, *_emptiness(self, info, s))
+
     def _step_autocommit_dml(self, seq: int, session: str, sql: str, info: StatementInfo, s: SessionState) -> None:
         """An autocommitted DML statement: when the same statement template was already applied in the same
         state (the memo key), replay it: the same record but for seq, sql and group, the same number of
         groups, the same row counts and reset transaction. The data model still sees every statement."""
-        key = _memo_key(self, info, s)
+        key = self._replay_key(session, info, s)
         r = self.replays.get(key)
         if r is None:
             groups = self.binlog.groups
             self.applied = None
             self._step_full(seq, session, sql, info, s)
             applied, self.applied = self.applied, None
-            if applied is None or applied[0] != key or not applied[1].logged or not self.binlog.done:
+            if applied is None or applied[0] is not info or not applied[1].logged or not self.binlog.done:
                 return
             out = applied[1]
             rec = self.binlog.done[-1]
@@ -169,8 +193,10 @@ class Predictor:
                 self.replays[key] = _Replay(out, rec, used, _counts_change(info, out.row_writes))
             return
         out = r.out
+        # the data model sees every statement; it changes no session field of _session_part
         checked = _with_key_checks(self, sql, info, s, out)
         if checked is not out:  # the data model changed the decision (a duplicate key): apply it in full
+            self.session_ids.clear()
             b = Builder(seq, session, sql)
             self.binlog.builders[seq] = b
             _apply(self, b, info, s, checked)
@@ -184,6 +210,8 @@ class Predictor:
         if r.counts:
             _update_row_counts(self, info, out.row_writes)
         s.reset_trx()
+        if key[2] not in self.clean_parts:
+            del self.session_ids[session]
         binlog.done.append(copy_record(r.record, seq, session, sql, g if r.groups else None))
 
     def _step(self, b: Builder, info: StatementInfo, s: SessionState) -> None:
@@ -303,6 +331,24 @@ def _memo_key(p: Predictor, info: StatementInfo, s: SessionState) -> tuple[objec
     """Everything _decide_dml reads besides the statement itself: catalog version, the session's
     variables and transaction flags, its temporary tables (whole definitions) and which tables the
     statement, its triggers and functions write or read are known to be empty."""
+    return (id(info), p.catalog.version, *_session_part(s), *_emptiness(p, info, s))
+
+
+def _session_part(s: SessionState) -> tuple[object, ...]:
+    get = s.vars.get
+    return (get("binlog_format"), get("binlog_row_image"), get("transaction_isolation"), s.next_isolation,
+            get("autocommit"), get("sql_log_bin"), get("binlog_direct_non_transactional_updates"),
+            s.explicit, s.in_trx, s.trx_has_trans_write, s.trx_modified_nontrans, bool(s.trx_cache), s.force_row,
+            tuple(s.temp_tables.items()) if s.temp_tables else ())
+
+
+def _trx_clean(s: SessionState) -> bool:
+    """The transaction fields of _session_part are what reset_trx() leaves."""
+    return not (s.explicit or s.in_trx or s.trx_has_trans_write or s.trx_modified_nontrans or s.trx_cache
+                or s.next_isolation is not None)
+
+
+def _emptiness(p: Predictor, info: StatementInfo, s: SessionState) -> tuple[bool, ...]:
     version = p.catalog.version
     known = p.memo_names.get(id(info))
     if known is None or known[0] != version:
@@ -312,22 +358,16 @@ def _memo_key(p: Predictor, info: StatementInfo, s: SessionState) -> tuple[objec
             + [u.table.name.lower() for u in access.writes] + [t.name.lower() for t in access.reads])))
         p.memo_names[id(info)] = known
         p.memo_infos[id(info)] = info  # keep the info alive while its id is part of a key
-    get = s.vars.get
-    key = (id(info), version, get("binlog_format"), get("binlog_row_image"), get("transaction_isolation"),
-           s.next_isolation, get("autocommit"), get("sql_log_bin"), get("binlog_direct_non_transactional_updates"),
-           s.explicit, s.in_trx, s.trx_has_trans_write, s.trx_modified_nontrans, bool(s.trx_cache), s.force_row,
-           tuple(s.temp_tables.items()) if s.temp_tables else ())
     names = known[1]
     if not names:
-        return key
+        return ()
     rows = p.rows
     if len(names) == 1:
-        return (*key, rows.get(names[0]) == 0)
-    return key + tuple([rows.get(n) == 0 for n in names])
+        return (rows.get(names[0]) == 0,)
+    return tuple([rows.get(n) == 0 for n in names])
 
 
 def handle_dml(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
-    key: tuple[object, ...] = ()
     if p.cached:
         key = _memo_key(p, info, s)
         out = p.memo.get(key)
@@ -343,7 +383,7 @@ def handle_dml(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -
         out = _decide_dml(p, b.seq, info, s)
     checked = out if out.error is not None else _with_key_checks(p, b.sql, info, s, out)
     if checked is out and p.cached:
-        p.applied = (key, out)
+        p.applied = (info, out)
     _apply(p, b, info, s, checked)
 
 
