@@ -130,7 +130,9 @@ class Predictor:
             self.binlog.done.append(copy_record(shape, seq, session, sql, None))
             return
         b = self._step_full(seq, session, sql, info, s)
-        if key is None or b.group is not None or self.noop_memo.get(key, (True, True))[0]:
+        writes = self.noop_memo.get(key, (True, True))[0] if key is not None and (info.functions or info.reads) \
+            else False
+        if key is None or b.group is not None or writes:
             return
         if self.binlog.builders.get(seq) is b:  # kept for a transaction's end: finalize it now, no piece can come
             self.binlog.finalize(seq)

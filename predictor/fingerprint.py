@@ -16,6 +16,9 @@ values must share one, and anything that can change a binlog decision must not b
 
 It is a single left-to-right scan with str.find / str.replace / str.split (C loops), no regular
 expressions and no tokenizer objects.
+
+``template_key`` is a cheaper first-level key for plain DML (see its docstring and
+predictor/PERFORMANCE.md): finer than the fingerprint, and fingerprint(template_key(s)) == fingerprint(s).
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ templates across state changes (sessions, transactions, formats, duplicate keys,
 from __future__ import annotations
 
 import functools
+import gc
 import random
 from pathlib import Path
 
@@ -129,3 +130,17 @@ def _mixed() -> tuple[Workload, _Uncached]:
 def test_mixed_template_workload_same_with_and_without_caches(profile: str, fmt: str) -> None:
     w, uncached = _mixed()
     _check(w, profile, {"binlog_format": fmt}, analyzer=uncached)
+
+
+def test_prediction_leaves_the_garbage_collector_as_it_found_it() -> None:
+    w, _ = _mixed()
+    assert gc.get_freeze_count() == 0
+    predict_workload(w, "mariadb-10.11")
+    assert gc.get_freeze_count() == 0
+    gc.freeze()  # someone else's frozen objects stay frozen
+    try:
+        before = gc.get_freeze_count()
+        predict_workload(w, "mariadb-10.11")
+        assert gc.get_freeze_count() == before
+    finally:
+        gc.unfreeze()
