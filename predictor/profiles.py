@@ -140,7 +140,8 @@ class Profile:
         self.server_opts: dict[str, str] = opts
         self.engines: dict[str, Engine] = dict(self.ENGINES)
         self.engines.update(engines or {})
-        self._engine_by_name: dict[str | None, Engine] = {}  # engine() per name as written (hot path)
+        # engine() per name as written (hot path); self.engines is not changed after construction
+        self._engine_by_name: dict[str | None, Engine] = {}
 
     @property
     def name(self) -> str:
