@@ -7,9 +7,9 @@ Targets: ratio >= 1x on (1), >= 20x on (2). Both sides count CPU time (process_t
 shared machine wall time moves with the load far more. parse_one is timed on a 3000-statement sample,
 as parsing 100k statements alone takes minutes.
 
-Measured 2026-11-21 on the 2-core dev machine (load average 2.5-4), 3 runs: distinct 1.7-2.0x
-(predict ~7k stmt/s), templates 21-26x (predict 86-97k stmt/s, parse_one 3.7-4.2k stmt/s); before
-this work 1.3-1.5x and 5.7-7.9x. See predictor/PERFORMANCE.md.
+Measured 2026-11-21 on the 2-core dev machine (load average 1.5-3), 3 runs: distinct 1.77-1.93x
+(predict ~7k stmt/s), templates 22.9-26.2x (predict 101-105k stmt/s, parse_one 3.9-4.4k stmt/s);
+before this work 1.3-1.5x and 5.7-7.9x. See predictor/PERFORMANCE.md.
 """
 
 from __future__ import annotations
