@@ -24,7 +24,7 @@ UNSURE = Unsure.UNSURE
 Rows = list[dict[str, object]]
 
 _NOT_PLAIN = ('"', "`", "\\", "#", "--", "/*", "''")
-_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
+_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _SPACE = frozenset(" \t\n\r")
 _AFTER_VALUES = frozenset(" \t\n\r(")
 # argument-less functions a non-key value may call (sqlglot parses each of them)

@@ -10,7 +10,7 @@ import pytest
 from predictor import data
 from predictor.analyze import analyze
 from predictor.catalog import Table
-from predictor.literals import UNSURE, literal_rows
+from predictor.literals import _FUNCTIONS, UNSURE, literal_rows
 
 TABLE_SQL = "CREATE TABLE t (id INT PRIMARY KEY, a INT, b VARCHAR(10), c INT, UNIQUE KEY (b, c))"
 
@@ -98,3 +98,10 @@ def test_generated_inserts_agree_with_parsing(monkeypatch: pytest.MonkeyPatch) -
             answered += 1
             assert fast == _parsed(sql, t, monkeypatch), sql
     assert answered > 60
+
+
+@pytest.mark.parametrize("function", sorted(_FUNCTIONS))
+def test_every_function_a_plain_value_may_call_parses(function: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    t = _table()
+    sql = f"INSERT INTO t (id, a) VALUES (7, {function.lower()})"
+    assert literal_rows(sql, t) == [{"id": 7}] == _parsed(sql, t, monkeypatch)
