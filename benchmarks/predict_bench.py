@@ -7,8 +7,8 @@ Targets: ratio >= 1x on (1), >= 20x on (2). Both sides count CPU time (process_t
 shared machine wall time moves with the load far more. parse_one is timed on a 3000-statement sample,
 as parsing 100k statements alone takes minutes.
 
-Measured 2026-11-21 on the 2-core dev machine (load average 1.5-3), 3 runs: distinct 1.77-1.93x
-(predict ~7k stmt/s), templates 22.9-26.2x (predict 101-105k stmt/s, parse_one 3.9-4.4k stmt/s);
+Measured 2026-11-21 on the 2-core dev machine (load average 1.3-3), 9 runs: distinct 1.66-2.01x
+(predict ~7k stmt/s), templates 21.9-26.3x (predict 87-107k stmt/s, parse_one 3.7-4.4k stmt/s);
 before this work 1.3-1.5x and 5.7-7.9x. See predictor/PERFORMANCE.md.
 """
 
