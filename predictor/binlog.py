@@ -10,7 +10,7 @@ from predictor.records import Format, RowEvent, RowType, StatementRecord
 from predictor.session import Cache, Piece
 
 
-@dataclass
+@dataclass(slots=True)
 class Builder:
     seq: int
     session: str
@@ -39,7 +39,22 @@ class Builder:
         else:
             self.wrote_query = True
 
-    def record(self) -> StatementRecord:
+    def record(self, shapes: dict[tuple[object, ...], StatementRecord] | None = None) -> StatementRecord:
+        """The statement's record. With ``shapes``, a record that differs from an earlier one only in
+        seq, session, sql and group is copied from it instead of built (and sorted) again."""
+        if self.unknown or shapes is None:
+            return self._build()
+        key = (self.error, tuple(self.warnings), tuple(self.unsafe), self.group is None, tuple(self.caches),
+               tuple(self.row_events.values()), self.reason)
+        shape = shapes.get(key)
+        if shape is None:
+            rec = self._build()
+            if len(shapes) < 10_000:
+                shapes[key] = rec
+            return rec
+        return copy_record(shape, self.seq, self.session, self.sql, self.group)
+
+    def _build(self) -> StatementRecord:
         if self.unknown:
             return StatementRecord(self.seq, self.session, self.sql, format=Format.UNKNOWN,
                                    reason=self.reason or "unknown")
@@ -59,23 +74,44 @@ class Builder:
                                self.reason)
 
 
+_new = object.__new__
+_set = object.__setattr__
+
+
+def copy_record(shape: StatementRecord, seq: int, session: str, sql: str, group: int | None) -> StatementRecord:
+    """``shape`` with another seq, session, sql and group: its fields are already normalised (sorted,
+    distinct), so the frozen dataclass's __init__/__post_init__ are skipped (a third of the cost of a
+    template workload's statement otherwise)."""
+    rec: StatementRecord = _new(StatementRecord)
+    fields = shape.__dict__.copy()
+    fields["seq"], fields["session"], fields["sql"], fields["group"] = seq, session, sql, group
+    _set(rec, "__dict__", fields)
+    return rec
+
+
 class Binlog:
     """Counts groups as they are flushed and tells each piece's statement where it landed."""
 
-    def __init__(self) -> None:
+    def __init__(self, cached: bool = True) -> None:
         self.groups = 0
-        self.builders: dict[int, Builder] = {}
+        self.builders: dict[int, Builder] = {}  # statements that may still be written to
+        self.done: list[StatementRecord] = []  # records of statements that no longer can
+        # record shapes: statements of one template in one state differ only in seq, sql and group
+        self.shapes: dict[tuple[object, ...], StatementRecord] | None = {} if cached else None
+
+    def finalize(self, seq: int) -> None:
+        """Statement ``seq`` can receive no more pieces: turn its builder into its record now, so a long
+        workload keeps one small record per statement instead of a builder and its five containers."""
+        b = self.builders.pop(seq, None)
+        if b is not None:
+            self.done.append(b.record(self.shapes))
+
+    def records(self) -> list[StatementRecord]:
+        """Every statement's record (finalized ones first, then the rest in builder order)."""
+        return self.done + [b.record(self.shapes) for b in self.builders.values()]
 
     def flush(self, pieces: list[Piece], cache: Cache) -> int | None:
-        if not pieces:
-            return None
-        g = self.groups
-        self.groups += 1
-        for p in pieces:
-            b = self.builders.get(p.seq)
-            if b is not None:
-                b.written(p, cache, g)
-        return g
+        return self.flush_together([(pieces, cache)])
 
     def flush_together(self, parts: list[tuple[list[Piece], Cache]]) -> int | None:
         """Several caches written as one group (MariaDB: both caches of one commit)."""
@@ -89,3 +125,15 @@ class Binlog:
                 if b is not None:
                     b.written(p, cache, g)
         return g
+
+    def write_together(self, b: Builder, parts: list[tuple[tuple[Piece, ...], Cache]]) -> None:
+        """write() of several caches as one group (MariaDB: both caches of one commit)."""
+        g = self.groups
+        self.groups += 1
+        for pieces, cache in parts:
+            for p in pieces:
+                b.written(p, cache, g)
+
+    def write(self, b: Builder, pieces: tuple[Piece, ...], cache: Cache) -> None:
+        """flush() of pieces that all belong to statement ``b`` (whatever their seq says)."""
+        self.write_together(b, [(pieces, cache)])

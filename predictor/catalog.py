@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from enum import Enum
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -96,9 +97,15 @@ class Table:
                 return c
         return None
 
-    @property
+    @cached_property
     def unique_keys(self) -> tuple[Key, ...]:
+        # cached in the instance __dict__ (the fields are frozen, so it cannot go stale; eq/hash ignore it)
         return tuple(k for k in self.keys if k.kind in (KeyKind.PRIMARY, KeyKind.UNIQUE))
+
+    @cached_property
+    def unique_key_columns(self) -> frozenset[str]:
+        """Lower-cased names of the columns of every unique key."""
+        return frozenset(c.lower() for k in self.unique_keys for c in k.columns)
 
     def with_trigger(self, trig: Trigger) -> Table:
         return replace(self, triggers=(*self.triggers, trig))

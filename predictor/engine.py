@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from sqlglot import exp
 
 from predictor.analyze import DML_KINDS, Kind, Op, StatementInfo
-from predictor.binlog import Binlog, Builder
+from predictor.binlog import Binlog, Builder, copy_record
 from predictor.catalog import Catalog, Column, KeyKind, Routine, Table, Trigger, View
 from predictor.context import Context
 from predictor.data import DataModel, Mode, values_rows
@@ -21,9 +21,11 @@ from predictor.decide import ER_GTID_UNSAFE_NON_TRANSACTIONAL_TABLE, decide, gti
 from predictor.evaluate import Row, Source, select_rows
 from predictor.images import images
 from predictor.injection import InjectedRows, InjectionError, injected_rows
+from predictor.literals import UNSURE, Unsure, literal_rows
 from predictor.nodes import BinlogEvent
 from predictor.parse import parse
 from predictor.profiles import Profile
+from predictor.records import StatementRecord
 from predictor.resolve import lookup, resolve
 from predictor.session import Cache, Piece, SessionState, canonical_var, normalize_value
 from predictor.unsafe import classify
@@ -44,16 +46,26 @@ Handler = Callable[["Predictor", Builder, StatementInfo, SessionState], None]
 
 
 class Predictor:
-    def __init__(self, profile: Profile, session_vars: Mapping[str, str] | None = None) -> None:
+    def __init__(self, profile: Profile, session_vars: Mapping[str, str] | None = None,
+                 cached: bool = True) -> None:
         self.profile = profile
+        self.cached = cached  # False: every DML decision is made afresh (see predict_workload)
         self.session_vars = dict(session_vars or {})
         self.catalog = Catalog()
         self.sessions: dict[str, SessionState] = {}
-        self.binlog = Binlog()
+        self.binlog = Binlog(cached)
         self.rows: dict[str, int | None] = {}  # known row counts of base tables (None: unknown)
         self.memo: dict[tuple[object, ...], _Outcome] = {}
         self.memo_infos: dict[int, StatementInfo] = {}
-        self.memo_names: dict[int, tuple[str, ...]] = {}
+        self.memo_names: dict[int, tuple[int, tuple[str, ...]]] = {}  # id(info): (catalog version, tables)
+        self.replays: dict[tuple[object, ...], _Replay] = {}  # memo key -> an autocommitted statement's result
+        self.applied: tuple[StatementInfo, _Outcome] | None = None  # handle_dml: memoised outcome as is
+        # replay keys: each session's _session_part as a small int while no statement took the full path
+        self.session_ids: dict[str, int] = {}
+        self.session_parts: dict[tuple[object, ...], int] = {}
+        self.clean_parts: set[int] = set()
+        self.noop_memo: dict[tuple[object, ...], tuple[bool, bool]] = {}  # SELECT/DO: (writes, missing)
+        self.quiet: dict[tuple[object, ...], StatementRecord] = {}  # SELECT/DO writing nothing: record shape
         self.data = DataModel()
 
     # ---- sessions and transactions -------------------------------------------------------------
@@ -112,16 +124,123 @@ class Predictor:
 
     # ---- one statement ---------------------------------------------------------------------------
 
-    def step(self, seq: int, session: str, sql: str, info: StatementInfo) -> Builder:
+    def step(self, seq: int, session: str, sql: str, info: StatementInfo) -> None:
+        s = self.sessions.get(session)
+        if s is None:
+            s = self.session(session)
+        if self.cached:
+            kind = info.kind
+            if kind in DML_KINDS:
+                if not s.trx_cache and not s.multi_stmt_mode:
+                    self._step_autocommit_dml(seq, session, sql, info, s)
+                    return
+            elif kind is Kind.SELECT or kind is Kind.DO:
+                self._step_quiet(seq, session, sql, info, s)
+                return
+        self._step_full(seq, session, sql, info, s)
+
+    def _step_quiet(self, seq: int, session: str, sql: str, info: StatementInfo, s: SessionState) -> None:
+        """SELECT / DO: when resolving finds no table written (handle_noop), the record depends only on the
+        statement and the catalog (missing tables, deprecation warnings), in any transaction state."""
+        key = (id(info), self.catalog.version) if not s.temp_tables else None
+        shape = self.quiet.get(key) if key is not None else None
+        if shape is not None:
+            self.binlog.done.append(copy_record(shape, seq, session, sql, None))
+            return
+        b = self._step_full(seq, session, sql, info, s)
+        writes = self.noop_memo.get(key, (True, True))[0] if key is not None and (info.functions or info.reads) \
+            else False
+        if key is None or b.group is not None or writes:
+            return
+        if self.binlog.builders.get(seq) is b:  # kept for a transaction's end: finalize it now, no piece can come
+            self.binlog.finalize(seq)
+        rec = self.binlog.done[-1]
+        if rec.seq == seq:
+            if len(self.quiet) > 50_000:
+                self.quiet.clear()
+            self.quiet[key] = rec
+
+    def _step_full(self, seq: int, session: str, sql: str, info: StatementInfo, s: SessionState) -> Builder:
+        self.session_ids.clear()  # any handler may change any session
         b = Builder(seq, session, sql)
         self.binlog.builders[seq] = b
-        s = self.session(session)
         if info.kind is Kind.UNKNOWN:
             b.unknown = True
             b.reason = info.unknown_reason or "unsupported statement"
-            return b
+        else:
+            self._step(b, info, s)
+        if self.cached and not s.trx_cache:
+            # a statement's pieces only ever wait in its own session's transaction cache: none are left
+            self.binlog.finalize(seq)
+        return b
+
+    def _replay_key(self, session: str, info: StatementInfo, s: SessionState) -> tuple[object, ...]:
+        """_memo_key with the session's part interned as a small int, kept from one replayed statement to
+        the next (replaying changes no session field of it but the ones reset_trx() resets)."""
+        sid = self.session_ids.get(session)
+        if sid is None:
+            part = _session_part(s)
+            sid = self.session_parts.get(part)
+            if sid is None:
+                if len(self.session_parts) > 10_000:  # the ints are reused: forget every key holding one
+                    self.session_parts.clear()
+                    self.clean_parts.clear()
+                    self.session_ids.clear()
+                    self.replays.clear()
+                sid = self.session_parts[part] = len(self.session_parts)
+                if _trx_clean(s):
+                    self.clean_parts.add(sid)
+            self.session_ids[session] = sid
+        return (id(info), self.catalog.version, sid, *_emptiness(self, info, s))
+
+    def _step_autocommit_dml(self, seq: int, session: str, sql: str, info: StatementInfo, s: SessionState) -> None:
+        """An autocommitted DML statement: when the same statement template was already applied in the same
+        state (the memo key), replay it: the same record but for seq, sql and group, the same number of
+        groups, the same row counts and reset transaction. The data model still sees every statement."""
+        key = self._replay_key(session, info, s)
+        r = self.replays.get(key)
+        if r is None:
+            groups = self.binlog.groups
+            self.applied = None
+            self._step_full(seq, session, sql, info, s)
+            applied, self.applied = self.applied, None
+            if applied is None or applied[0] is not info or not applied[1].logged or not self.binlog.done:
+                return
+            out = applied[1]
+            rec = self.binlog.done[-1]
+            used = self.binlog.groups - groups
+            if rec.seq == seq and rec.group == (groups if used else None):
+                self.replays[key] = _Replay(out, rec, used, _counts_change(info, out.row_writes))
+            return
+        out = r.out
+        # the data model sees every statement; it changes no session field of _session_part
+        checked = _with_key_checks(self, sql, info, s, out)
+        if checked is not out:  # the data model changed the decision (a duplicate key): apply it in full
+            self.session_ids.clear()
+            b = Builder(seq, session, sql)
+            self.binlog.builders[seq] = b
+            _apply(self, b, info, s, checked)
+            self._tail(b, info, s)
+            if not s.trx_cache:
+                self.binlog.finalize(seq)
+            return
+        binlog = self.binlog
+        g = binlog.groups
+        binlog.groups = g + r.groups
+        if r.counts:
+            _update_row_counts(self, info, out.row_writes)
+        s.reset_trx()
+        if key[2] not in self.clean_parts:
+            del self.session_ids[session]
+        binlog.done.append(copy_record(r.record, seq, session, sql, g if r.groups else None))
+
+    def _step(self, b: Builder, info: StatementInfo, s: SessionState) -> None:
         handler = HANDLERS.get(info.kind, handle_noop)
         handler(self, b, info, s)
+        self._tail(b, info, s)
+
+    def _tail(self, b: Builder, info: StatementInfo, s: SessionState) -> None:
+        """What every statement gets after its handler ran: deprecation warnings, one-shot isolation."""
         if self.profile.DEPRECATED_FUNCTIONS and (_uses(info, self.profile.DEPRECATED_FUNCTIONS) or any(
                 v.select is not None and _uses(v.select, self.profile.DEPRECATED_FUNCTIONS)
                 for v in (self.catalog.view(r) for r in info.reads) if v is not None)):
@@ -130,7 +249,6 @@ class Predictor:
             b.warnings.add(1287)
         if s.next_isolation and info.kind in (Kind.COMMIT, Kind.ROLLBACK):
             s.next_isolation = None
-        return b
 
     def _runs(self, info: StatementInfo, s: SessionState, names: frozenset[str], depth: int = 0) -> bool:
         """Whether executing the statement calls one of ``names``, through routines and triggers too."""
@@ -191,6 +309,13 @@ def _update_row_counts(p: Predictor, info: StatementInfo, writes: tuple[tuple[st
             p.rows[key] = 0
 
 
+def _counts_change(info: StatementInfo, writes: tuple[tuple[str, Op, bool, bool], ...]) -> bool:
+    """Whether _update_row_counts(info, writes) can do anything (it only touches INSERTs and full DELETEs)."""
+    return any(not temporary and (op is Op.INSERT or (
+        op is Op.DELETE and top and not info.multi_table and info.limit is None and "where" not in info.extra))
+        for _, op, top, temporary in writes)
+
+
 def _source_has_rows(p: Predictor, info: StatementInfo) -> bool:
     return any(p.rows.get(r.lower()) != 0 for r in info.reads)
 
@@ -212,19 +337,55 @@ class _Outcome:
     row_format: bool = False
 
 
+@dataclass(frozen=True)
+class _Replay:
+    """An autocommitted statement's memoised outcome and the record it produced, which used ``groups``
+    binlog groups starting at its own group (see Predictor._step_autocommit_dml)."""
+
+    out: _Outcome
+    record: StatementRecord
+    groups: int
+    counts: bool  # _update_row_counts can change a row count
+
+
 def _memo_key(p: Predictor, info: StatementInfo, s: SessionState) -> tuple[object, ...]:
-    names = p.memo_names.get(id(info))
-    if names is None:
-        names = tuple(w.table.lower() for w in info.writes) + tuple(r.lower() for r in info.reads)
-        p.memo_names[id(info)] = names
-    rows = p.rows
-    v = s.vars
-    return (id(info), p.catalog.version, v.get("binlog_format"), v.get("binlog_row_image"), s.isolation,
-            v.get("autocommit"), v.get("sql_log_bin"), v.get("binlog_direct_non_transactional_updates"),
+    """Everything _decide_dml reads besides the statement itself: catalog version, the session's
+    variables and transaction flags, its temporary tables (whole definitions) and which tables the
+    statement, its triggers and functions write or read are known to be empty."""
+    return (id(info), p.catalog.version, *_session_part(s), *_emptiness(p, info, s))
+
+
+def _session_part(s: SessionState) -> tuple[object, ...]:
+    get = s.vars.get
+    return (get("binlog_format"), get("binlog_row_image"), get("transaction_isolation"), s.next_isolation,
+            get("autocommit"), get("sql_log_bin"), get("binlog_direct_non_transactional_updates"),
             s.explicit, s.in_trx, s.trx_has_trans_write, s.trx_modified_nontrans, s.trx_engines_warned,
-            bool(s.trx_cache), s.force_row,
-            tuple((k, t.logged_create, t.engine) for k, t in s.temp_tables.items()) if s.temp_tables else (),
-            *[rows.get(n) == 0 for n in names])
+            bool(s.trx_cache), s.force_row, tuple(s.temp_tables.items()) if s.temp_tables else ())
+
+
+def _trx_clean(s: SessionState) -> bool:
+    """The transaction fields of _session_part are what reset_trx() leaves."""
+    return not (s.explicit or s.in_trx or s.trx_has_trans_write or s.trx_modified_nontrans or s.trx_cache
+                or s.trx_engines_warned or s.next_isolation is not None)
+
+
+def _emptiness(p: Predictor, info: StatementInfo, s: SessionState) -> tuple[bool, ...]:
+    version = p.catalog.version
+    known = p.memo_names.get(id(info))
+    if known is None or known[0] != version:
+        access = resolve(info, p.catalog, s)
+        known = (version, tuple(dict.fromkeys(
+            [w.table.lower() for w in info.writes] + [r.lower() for r in info.reads]
+            + [u.table.name.lower() for u in access.writes] + [t.name.lower() for t in access.reads])))
+        p.memo_names[id(info)] = known
+        p.memo_infos[id(info)] = info  # keep the info alive while its id is part of a key
+    names = known[1]
+    if not names:
+        return ()
+    rows = p.rows
+    if len(names) == 1:
+        return (rows.get(names[0]) == 0,)
+    return tuple([rows.get(n) == 0 for n in names])
 
 
 _DELAYED_ENGINES = frozenset({"myisam", "memory", "archive", "blackhole"})
@@ -255,42 +416,65 @@ def _handle_delayed(p: Predictor, b: Builder, info: StatementInfo, s: SessionSta
 def handle_dml(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
     if info.delayed and _handle_delayed(p, b, info, s):
         return
-    key = _memo_key(p, info, s)
-    out = p.memo.get(key)
-    if out is None:
+    if p.cached:
+        key = _memo_key(p, info, s)
+        out = p.memo.get(key)
+        if out is None:
+            out = _decide_dml(p, b.seq, info, s)
+            if len(p.memo) > 50_000:
+                p.memo.clear()
+                p.replays.clear()
+                p.memo_names.clear()
+            p.memo[key] = out
+            p.memo_infos[id(info)] = info  # keep the info alive while its id is a key
+    else:
         out = _decide_dml(p, b.seq, info, s)
-        if len(p.memo) > 50_000:
-            p.memo.clear()
-        p.memo[key] = out
-        p.memo_infos[id(info)] = info  # keep the info alive while its id is a key
-    if out.error is None:
-        out = _with_key_checks(p, b.sql, info, s, out)
+    checked = out if out.error is not None else _with_key_checks(p, b.sql, info, s, out)
+    if checked is out and p.cached and not info.delayed:
+        p.applied = (info, out)
     if info.delayed and p.profile.DELAYED_WARNING:
         b.warnings.add(p.profile.DELAYED_WARNING)
-    _apply(p, b, info, s, out)
+    _apply(p, b, info, s, checked)
 
 
 def _apply(p: Predictor, b: Builder, info: StatementInfo, s: SessionState, out: _Outcome) -> None:
     b.error = out.error
-    b.warnings |= out.warnings
-    b.unsafe |= out.unsafe
+    if out.warnings:
+        b.warnings |= out.warnings
+    if out.unsafe:
+        b.unsafe |= out.unsafe
     if s.multi_stmt_mode and p.profile.COMBINED_ENGINES_WARNING in out.warnings:
         s.trx_engines_warned = True
     if out.error is not None and not out.logged:
         return
     if not out.logged and not out.row_writes:
         return
+    multi = s.multi_stmt_mode
     if out.writes_trans and out.error is None:
-        s.trx_has_trans_write = s.trx_has_trans_write or s.multi_stmt_mode
-    if out.writes_nontrans and s.multi_stmt_mode:
+        s.trx_has_trans_write = s.trx_has_trans_write or multi
+    if out.writes_nontrans and multi:
         s.trx_modified_nontrans = True
     if out.nontrans_temp:
         s.trx_nontrans_temp = True
-    _update_row_counts(p, info, out.row_writes)
-    if out.logged:
-        seq = b.seq
-        p.end_statement(s, [x if x.seq == seq else x.at(seq) for x in out.stmt_cache],
-                        [x if x.seq == seq else x.at(seq) for x in out.trx])
+    if out.row_writes:
+        _update_row_counts(p, info, out.row_writes)
+    if not out.logged:
+        return
+    if not multi and not s.trx_cache:
+        # autocommit with nothing pending: what end_statement() does, without re-addressing the memoised
+        # pieces to this statement (they all belong to ``b``): the statement cache, then the commit
+        if out.stmt_cache and out.trx and p.profile.ONE_GROUP_PER_COMMIT:
+            p.binlog.write_together(b, [(out.stmt_cache, Cache.STMT), (out.trx, Cache.TRX)])
+        else:
+            if out.stmt_cache:
+                p.binlog.write(b, out.stmt_cache, Cache.STMT)
+            if out.trx:
+                p.binlog.write(b, out.trx, Cache.TRX)
+        s.reset_trx()
+        return
+    seq = b.seq
+    p.end_statement(s, [x if x.seq == seq else x.at(seq) for x in out.stmt_cache],
+                    [x if x.seq == seq else x.at(seq) for x in out.trx])
 
 
 def _with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, out: _Outcome) -> _Outcome:
@@ -349,16 +533,25 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
         s.trx_tables.add(t.name.lower())
     if p.data.tracked(t) is None:
         return out
-    tree = parse(sql)
-    rows = _statement_rows(p, tree, t, s) if isinstance(tree, exp.Insert) else None
-    if rows is None or not isinstance(tree, exp.Insert):
+    plain = info.kind is Kind.INSERT and info.on_duplicate is None and not info.select_source
+    fast = literal_rows(sql, t) if plain else UNSURE  # INSERT ... VALUES without a parse (literals.py)
+    assignments: list[tuple[str, exp.Expression]] = []
+    if isinstance(fast, Unsure):
+        tree = parse(sql)
+        rows = _statement_rows(p, tree, t, s) if isinstance(tree, exp.Insert) else None
+        if rows is None or not isinstance(tree, exp.Insert):
+            p.data.forget(t.name)
+            return out
+        conflict = tree.args.get("conflict")
+        if conflict is not None:
+            assignments = [(e.this.name, e.expression) for e in conflict.expressions if isinstance(e, exp.EQ)]
+        mode = (Mode.REPLACE if info.kind is Kind.REPLACE or tree.args.get("replace") else
+                Mode.UPSERT if conflict is not None else Mode.IGNORE if info.ignore else Mode.INSERT)
+    elif fast is None:
         p.data.forget(t.name)
         return out
-    conflict = tree.args.get("conflict")
-    assignments = [(e.this.name, e.expression) for e in conflict.expressions
-                   if isinstance(e, exp.EQ)] if conflict is not None else []
-    mode = (Mode.REPLACE if info.kind is Kind.REPLACE or tree.args.get("replace") else
-            Mode.UPSERT if conflict is not None else Mode.IGNORE if info.ignore else Mode.INSERT)
+    else:
+        rows, mode = fast, Mode.IGNORE if info.ignore else Mode.INSERT
     res = p.data.write(t, rows, mode, commit=not trans, assignments=assignments,
                        has_delete_trigger=any(tr.event.upper() == "DELETE" for tr in t.triggers))
     if res is None:
@@ -422,8 +615,8 @@ def _touches_key(p: Predictor, table: str, columns: tuple[str, ...], s: SessionS
     t = lookup(table, p.catalog, s)
     if t is None:
         return True
-    cols = {c.lower() for c in columns}
-    return any(c.lower() in cols for k in t.unique_keys for c in k.columns)
+    keys = t.unique_key_columns
+    return any(c.lower() in keys for c in columns)
 
 
 def _decide_dml(p: Predictor, seq: int, info: StatementInfo, s: SessionState) -> _Outcome:
@@ -1112,10 +1305,21 @@ def handle_xa(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) ->
 def handle_noop(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
     """Statements that write nothing to the binlog (SELECT without writes, USE, SHOW, ...)."""
     if info.kind in (Kind.SELECT, Kind.DO) and (info.functions or info.reads):
-        ctx = p.context(b.seq, info, s)
-        if ctx.access.writes:
+        # what resolving finds depends on the catalog and the session's temporary tables only
+        key = (id(info), p.catalog.version) if p.cached and not s.temp_tables else None
+        found = p.noop_memo.get(key) if key is not None else None
+        if found is None:
+            ctx = p.context(b.seq, info, s)
+            found = (bool(ctx.access.writes), bool(ctx.access.missing))
+            if key is not None:
+                if len(p.noop_memo) > 50_000:
+                    p.noop_memo.clear()
+                p.noop_memo[key] = found
+                p.memo_infos[id(info)] = info
+        writes, missing = found
+        if writes:
             handle_dml(p, b, info, s)
-        elif ctx.access.missing and info.kind is Kind.SELECT:
+        elif missing and info.kind is Kind.SELECT:
             b.error = ER_NO_SUCH_TABLE
 
 

@@ -161,6 +161,8 @@ class Profile:
         self.server_opts: dict[str, str] = opts
         self.engines: dict[str, Engine] = dict(self.ENGINES)
         self.engines.update(engines or {})
+        # engine() per name as written (hot path); self.engines is not changed after construction
+        self._engine_by_name: dict[str | None, Engine] = {}
 
     @property
     def name(self) -> str:
@@ -171,6 +173,13 @@ class Profile:
         return self.FLAVOR == "mariadb"
 
     def engine(self, name: str | None) -> Engine:
+        eng = self._engine_by_name.get(name)
+        if eng is None:
+            eng = self._find_engine(name)
+            self._engine_by_name[name] = eng
+        return eng
+
+    def _find_engine(self, name: str | None) -> Engine:
         n = E.canonical_engine(name or self.DEFAULT_ENGINE)
         eng = self.engines.get(n)
         if eng is None:

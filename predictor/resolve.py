@@ -64,7 +64,9 @@ def lookup(name: str, catalog: Catalog, session: SessionState) -> Table | None:
                 engine = "csv"
             return Table(bare, engine)
         name = bare
-    return session.temp_table(name) or catalog.table(name)
+    low = name.lower()
+    t = session.temp_tables.get(low)
+    return t if t is not None else catalog.tables.get(low)
 
 
 def resolve(info: StatementInfo, catalog: Catalog, session: SessionState, depth: int = 0) -> Access:

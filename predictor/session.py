@@ -118,20 +118,24 @@ class SessionState:
     @property
     def multi_stmt_mode(self) -> bool:
         """in_multi_stmt_transaction_mode(): BEGIN was issued or autocommit is off."""
-        return self.explicit or not self.autocommit
+        return self.explicit or self.vars.get("autocommit", "ON") != "ON"
 
     def reset_trx(self) -> None:
         self.in_trx = False
         self.explicit = False
-        self.trx_cache = []
         self.trx_has_trans_write = False
         self.trx_modified_nontrans = False
         self.trx_keep_log = False
         self.trx_nontrans_temp = False
         self.trx_engines_warned = False
-        self.savepoints = []
         self.next_isolation = None
-        self.trx_tables = set()
+        # fresh containers only when there is something to drop (this runs after every autocommitted statement)
+        if self.trx_cache:
+            self.trx_cache = []
+        if self.savepoints:
+            self.savepoints = []
+        if self.trx_tables:
+            self.trx_tables = set()
 
     def temp_table(self, name: str) -> Table | None:
         return self.temp_tables.get(name.lower())
