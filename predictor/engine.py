@@ -480,20 +480,16 @@ def _apply(p: Predictor, b: Builder, info: StatementInfo, s: SessionState, out: 
 def _with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, out: _Outcome) -> _Outcome:
     """What the rows of tracked tables decide: duplicate keys (1062, partial inserts, IGNORE'd rows) and the
     writes, updates and deletes of REPLACE and ON DUPLICATE KEY UPDATE."""
-    for w in info.writes:
-        t = lookup(w.table, p.catalog, s)
-        if t is not None:
-            for trig in t.triggers:  # rows a trigger changes are not evaluated
-                for body in trig.body:
-                    for tw in body.writes:
-                        p.data.forget(tw.table)
+    if not any(p.data.watching(w.table) for w in info.writes):
+        return out  # nothing it writes is tracked (the common case of a big workload)
     if info.kind in (Kind.INSERT, Kind.REPLACE) and len(info.writes) == 1:
         return _write_rows(p, sql, info, s, out)
     for w in info.writes:
         t = lookup(w.table, p.catalog, s)
         if t is None or t.temporary:
             continue
-        if info.kind in (Kind.DELETE, Kind.UPDATE) and not info.multi_table and p.data.tracked(t) is not None:
+        if info.kind in (Kind.DELETE, Kind.UPDATE) and not info.multi_table and p.data.tracked(t) is not None \
+                and p.data.may_parse():
             tree = parse(sql)
             where = tree.args.get("where") if isinstance(tree, (exp.Delete, exp.Update)) else None
             cond = where.this if where is not None else None
@@ -516,10 +512,10 @@ def _with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionStat
                 stmt_cache = tuple(x for x in out.stmt_cache if not (x.rows and x.table == t.name))
                 trx = tuple(x for x in out.trx if not (x.rows and x.table == t.name))
                 out = replace(out, stmt_cache=stmt_cache, trx=trx, logged=bool(stmt_cache or trx))
-        elif info.kind is Kind.UPDATE and w.columns is not None:
-            p.data.changed_columns(t, w.columns)
+        elif info.kind is Kind.UPDATE and w.columns is not None and p.data.parses_left > 0:
+            p.data.changed_columns(t, w.columns)  # multi-table UPDATE: the columns it sets are unknown
         else:
-            p.data.forget(w.table)
+            p.data.forget(w.table)  # DELETE, LOAD, or the parse budget is spent
     return out
 
 
@@ -537,6 +533,9 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
     fast = literal_rows(sql, t) if plain else UNSURE  # INSERT ... VALUES without a parse (literals.py)
     assignments: list[tuple[str, exp.Expression]] = []
     if isinstance(fast, Unsure):
+        if not p.data.may_parse():
+            p.data.forget(t.name)
+            return out
         tree = parse(sql)
         rows = _statement_rows(p, tree, t, s) if isinstance(tree, exp.Insert) else None
         if rows is None or not isinstance(tree, exp.Insert):
@@ -1081,6 +1080,9 @@ def handle_create_trigger(p: Predictor, b: Builder, info: StatementInfo, s: Sess
         b.error = ER_TRG_ALREADY_EXISTS
         return
     trig = Trigger(info.name or "", table.name, info.timing or "", info.event or "", info.body)
+    for body in info.body:  # rows a trigger changes are not evaluated: stop tracking what it writes
+        for w in body.writes:
+            p.data.never_track(w.table)
     p.catalog.put_table(table.with_trigger(trig))
     _log_direct(p, b, s)
 
