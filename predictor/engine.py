@@ -610,14 +610,6 @@ def _source(p: Predictor, name: str, s: SessionState) -> Source | None:
     return None if t is None or t.temporary else p.data.source(t)
 
 
-def _touches_key(p: Predictor, table: str, columns: tuple[str, ...], s: SessionState) -> bool:
-    t = lookup(table, p.catalog, s)
-    if t is None:
-        return True
-    keys = t.unique_key_columns
-    return any(c.lower() in keys for c in columns)
-
-
 def _decide_dml(p: Predictor, seq: int, info: StatementInfo, s: SessionState) -> _Outcome:
     ctx = p.context(seq, info, s)
     row_writes = tuple((u.table.name, u.op, u.top, u.table.temporary) for u in ctx.access.writes)
