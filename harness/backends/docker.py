@@ -45,7 +45,7 @@ from testcontainers.core.docker_client import DockerClient as TcClient
 import docker
 from harness import images
 from harness.backends.base import Flavor
-from harness.backends.pair import PairBase, Registry
+from harness.backends.pair import PairBase, Registry, start_with_retries
 from harness.connect import query
 from harness.wait import PortOpen, SqlPing
 from predictor.exceptions import ImageBuildError, RplayError, ServerStartError, UsageError
@@ -532,14 +532,7 @@ class DockerBackend:
         return self.info.flavor
 
     def start_pair(self, server_opts: Mapping[str, str] | None = None) -> DockerPair:
-        opts = dict(server_opts or {})
-        for attempt in range(3):
-            try:
-                return self._start(opts)
-            except ServerStartError as e:
-                if attempt == 2 or "already in use" not in str(e):
-                    raise
-        raise AssertionError("unreachable")
+        return start_with_retries(self._start, server_opts)
 
     def _start(self, server_opts: Mapping[str, str]) -> DockerPair:
         info = self.info

@@ -28,7 +28,7 @@ from types import FrameType
 from typing import Any
 
 from harness.backends.base import Flavor
-from harness.backends.pair import PairBase, Registry
+from harness.backends.pair import PairBase, Registry, start_with_retries
 from harness.connect import DATABASE, query
 from harness.topology import attach_replica
 from harness.wait import PortOpen, SqlPing
@@ -362,14 +362,7 @@ class LocalBackend:
         return self._binaries
 
     def start_pair(self, server_opts: Mapping[str, str] | None = None) -> LocalPair:
-        opts = dict(server_opts or {})
-        for attempt in range(3):
-            try:
-                return self._start(opts)
-            except ServerStartError as e:
-                if attempt == 2 or "already in use" not in str(e):
-                    raise
-        raise AssertionError("unreachable")
+        return start_with_retries(self._start, server_opts)
 
     def _start(self, server_opts: Mapping[str, str]) -> LocalPair:
         b = self.binaries

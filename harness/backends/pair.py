@@ -5,10 +5,27 @@ from __future__ import annotations
 
 import shutil
 import threading
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TypeVar
 
 from harness.backends.base import Server
 from harness.topology import reset_pair
+from predictor.exceptions import ServerStartError
+
+P = TypeVar("P")
+
+
+def start_with_retries(start: Callable[[Mapping[str, str]], P], server_opts: Mapping[str, str] | None) -> P:
+    """``start(opts)``, again (up to three tries) when a free port was taken before the server bound it."""
+    opts = dict(server_opts or {})
+    for attempt in range(3):
+        try:
+            return start(opts)
+        except ServerStartError as e:
+            if attempt == 2 or "already in use" not in str(e):
+                raise
+    raise AssertionError("unreachable")
 
 
 class Registry:
