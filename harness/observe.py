@@ -17,7 +17,7 @@ from harness.backends.base import Server
 from harness.binlog.decoder import read_dir
 from harness.binlog.events import Event, RowsKind, TableMap
 from harness.binlog.groups import Group, GroupEnd, Unit, UnitKind, split_groups
-from harness.binlog.match import Statement, loose, score_rows, score_text, starts_with
+from harness.binlog.match import Statement, score_rows, score_text, starts_with, template
 from harness.execution import Execution
 from predictor.analyze import Kind
 from predictor.exceptions import BinlogError, ServerError
@@ -137,7 +137,7 @@ class _Attribution:
             order.append(pointer)
         if not order:
             return None
-        key = loose(text) if text is not None else None
+        key = template(text) if text is not None else None
         for k in order:
             if key is None or key not in self.stored_texts.get(s.items[k][0].seq, set()):
                 return k
@@ -145,7 +145,7 @@ class _Attribution:
 
     def note_stored(self, s: _Session, k: int, text: str | None) -> None:
         if text is not None:
-            self.stored_texts.setdefault(s.items[k][0].seq, set()).add(loose(text))
+            self.stored_texts.setdefault(s.items[k][0].seq, set()).add(template(text))
 
     @staticmethod
     def pre_kind(g: Group) -> GroupKind:

@@ -4,14 +4,16 @@ variables it uses, its flags. No catalog, no session: the result is cached per s
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from sqlglot import exp
 
 from predictor import nodes
 from predictor.catalog import Column, Generated, Key, KeyKind, Table
+from predictor.dialect import RplayMySQL
 from predictor.parse import Unparsed, parse
+from predictor.routines import Signature, signature
 
 
 class Kind(str, Enum):
@@ -111,6 +113,8 @@ class StatementInfo:
     timing: str | None = None
     event: str | None = None
     body: tuple[StatementInfo, ...] = ()
+    signature: Signature | None = None  # a routine's parameters and variables
+    text: str | None = None  # a body statement's SQL, for CALL to substitute its arguments into
     select: StatementInfo | None = None  # view body / CREATE ... SELECT source facts
     xa: str | None = None
     chain: bool = False
@@ -257,7 +261,7 @@ def _insert(tree: exp.Insert) -> StatementInfo:
                    replace=kind is Kind.REPLACE, on_duplicate=odku, select_source=select_source,
                    delayed=priority == "DELAYED", values_rows=rows, self_read=reads_self,
                    limit=sel.limit if sel else None, skip_locked=bool(sel and sel.skip_locked),
-                   nowait=bool(sel and sel.nowait))
+                   nowait=bool(sel and sel.nowait), extra=sel.extra if sel else ())
 
 
 def _update(tree: exp.Update) -> StatementInfo:
@@ -475,7 +479,16 @@ def _select(tree: exp.Expression) -> StatementInfo:
                 cols.append(str(e.alias_or_name) or e.sql())
     return StatementInfo(Kind.SELECT, reads=tuple(_tables(tree)), functions=tuple(funcs),
                          sysvars=tuple(sysvars), limit=_limit_value(tree), skip_locked=skip, nowait=nowait,
-                         columns=tuple(cols))
+                         columns=tuple(cols), extra=(ONE_ROW,) if _one_row(tree) else ())
+
+
+ONE_ROW = "one row"  # StatementInfo.extra of a SELECT that returns a row even from empty tables
+
+
+def _one_row(tree: exp.Expression) -> bool:
+    """SELECT COUNT(*) FROM t: an aggregate without GROUP BY, HAVING or LIMIT returns one row, rows or not."""
+    return isinstance(tree, exp.Select) and not any(tree.args.get(a) for a in ("group", "having", "limit")) \
+        and any(isinstance(e.unalias(), exp.AggFunc) or any(e.find_all(exp.AggFunc)) for e in tree.expressions)
 
 
 def _drop(tree: exp.Drop) -> StatementInfo:
@@ -584,10 +597,24 @@ def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:
             if isinstance(b, exp.Expression):
                 visit(b)
         else:
-            out.append(analyze_tree(n))
+            info = analyze_tree(n)
+            out.append(replace(info, text=_text(n)) if info.kind in _TEXT_KINDS else info)
 
     visit(node)
     return tuple(out)
+
+
+# body statements whose rows the data model follows once CALL's arguments are in (predictor/routines.py)
+_TEXT_KINDS = frozenset({Kind.INSERT, Kind.REPLACE, Kind.UPDATE, Kind.DELETE, Kind.CREATE_TABLE_SELECT, Kind.CALL})
+
+
+def _text(n: exp.Expression) -> str | None:
+    """The statement regenerated, if it reads back as the same statement (else the data model skips it)."""
+    try:
+        text = n.sql(dialect=RplayMySQL)
+    except Exception:  # a generator gap only costs the data model this statement
+        return None
+    return text if analyze(text) == analyze_tree(n) else None
 
 
 def _children(n: exp.Expression) -> list[exp.Expression]:
@@ -666,7 +693,7 @@ def analyze_tree(tree: exp.Expression) -> StatementInfo:
     if isinstance(tree, nodes.CreateRoutine):
         return StatementInfo(Kind.CREATE_ROUTINE, name=_name(tree.this),
                              routine_kind=str(tree.args.get("kind")).upper(),
-                             body=_body_statements(tree.args.get("body")))
+                             body=_body_statements(tree.args.get("body")), signature=signature(tree))
     if isinstance(tree, nodes.RenameTables):
         pairs = [tuple(_name(x) for x in t.expressions) for t in tree.expressions]
         return StatementInfo(Kind.RENAME_TABLE, targets=tuple(x for p in pairs for x in p))

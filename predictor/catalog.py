@@ -11,6 +11,8 @@ from enum import Enum
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from predictor.routines import Signature
+
 if TYPE_CHECKING:
     from predictor.analyze import StatementInfo
 
@@ -119,6 +121,7 @@ class Routine:
     name: str
     kind: str  # FUNCTION | PROCEDURE
     body: tuple[StatementInfo, ...] = ()
+    signature: Signature = field(default_factory=Signature)
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,8 @@ from enum import Enum
 from sqlglot import exp
 
 from predictor.catalog import Table
-from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, Source, Value, literal, truth, value
+from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, Source, Value, opaque, truth, value
+from predictor.moments import Moment, same_second
 
 MAX_TRACKED = 200
 PARSE_BUDGET = 150
@@ -27,6 +28,7 @@ conformance workload needs a few dozen; a 100k-statement load test would spend m
 so once the budget is spent, changes that need a parse just stop the tracking of their table."""
 
 _INT_TYPES = frozenset({"INT", "INTEGER", "BIGINT", "SMALLINT", "TINYINT", "MEDIUMINT", "BIT", "YEAR"})
+_CLOCK_TYPES = frozenset({"DATETIME", "TIMESTAMP"})  # hold a clock reading as it is (DATE: its day)
 
 
 class Mode(Enum):
@@ -78,7 +80,7 @@ class TableData:
     def key_of(self, k: int, row: Row) -> tuple[Value, ...] | None:
         """The key tuple, None when a part is NULL (never a duplicate); raises when a part is unknown."""
         tup = tuple(row.get(c, UNKNOWN) for c in self.keys[k])
-        if any(v is UNKNOWN for v in tup):
+        if any(opaque(v) for v in tup):
             raise CannotEvaluate("unknown key value")
         return None if any(v is None for v in tup) else tup
 
@@ -289,7 +291,7 @@ class DataModel:
                 d.add(new)
                 changed += 1
                 continue
-            if _differs(old, new):
+            if _differs(old, new, cols):
                 changed += 1
             d.rows[i] = new
         return changed, ignored
@@ -335,6 +337,8 @@ def _coerce(t: Table, name: str, v: Value) -> Value:
     if col is None or v is None or v is UNKNOWN:
         return v
     base = col.type.upper().split("(")[0]
+    if isinstance(v, Moment):
+        return v.as_date() if base == "DATE" else v if base in _CLOCK_TYPES else UNKNOWN
     if base in _INT_TYPES and isinstance(v, str):
         try:
             return int(v)
@@ -397,7 +401,7 @@ def _write(t: Table, d: TableData, rows: Sequence[Row], mode: Mode,
                 new[col.lower()] = _coerce(t, col, _assigned(e, old, row, own))
             if any(new[c] != old[c] for k in d.keys for c in k):
                 raise CannotEvaluate("ON DUPLICATE KEY UPDATE changes a key")
-            if _differs(old, new):
+            if _differs(old, new, [col.lower() for col, _ in assignments]):
                 updated += 1
             d.rows[pos] = new
             continue
@@ -452,9 +456,17 @@ def _inline(x: exp.Expression, old: Row, new: Row, own: str) -> exp.Expression:
     return x
 
 
-def _differs(old: Row, new: Row) -> bool:
-    """Whether writing ``new`` over ``old`` changes the row (unknown values count as a change)."""
-    return any(v is UNKNOWN or old.get(c) is UNKNOWN or old.get(c) != v for c, v in new.items())
+def _differs(old: Row, new: Row, columns: Sequence[str] | None = None) -> bool:
+    """Whether writing ``new`` (its ``columns``, default all) over ``old`` changes the row (an unknown value
+    counts as a change; clock readings: moments.same_second)."""
+    cols = new.keys() if columns is None else columns
+    return any(_changes(old.get(c), new.get(c)) for c in cols)
+
+
+def _changes(old: Value, new: Value) -> bool:
+    if isinstance(old, Moment) and isinstance(new, Moment):
+        return not same_second(old, new)
+    return opaque(new) or opaque(old) or old != new
 
 
 def values_rows(tree: exp.Insert, t: Table) -> list[Row] | None:
@@ -477,7 +489,7 @@ def values_rows(tree: exp.Insert, t: Table) -> list[Row] | None:
             if isinstance(v, exp.Var) and v.name.upper() == "DEFAULT":
                 continue
             try:
-                row[c] = literal(v)
+                row[c] = value(v, {})
             except CannotEvaluate:
                 row[c] = UNKNOWN
         out.append(row)

@@ -75,6 +75,7 @@ from sqlglot.parsers.mysql import MySQLParser
 from sqlglot.tokenizer_core import Token, TokenType
 
 from predictor import nodes
+from predictor.generator import RplayGenerator
 
 _STOP_WORDS = frozenset({"END", "ELSE", "ELSEIF", "UNTIL", "WHEN"})
 _COMPOUND_CREATABLES = frozenset({"TRIGGER", "FUNCTION", "PROCEDURE", "EVENT"})
@@ -857,3 +858,4 @@ class RplayMySQL(MySQL):
 
     Tokenizer = RplayTokenizer
     Parser = RplayParser
+    Generator = RplayGenerator

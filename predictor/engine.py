@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 from sqlglot import exp
 
-from predictor.analyze import DML_KINDS, Kind, Op, StatementInfo
+from predictor.analyze import DML_KINDS, ONE_ROW, Kind, Op, StatementInfo
 from predictor.binlog import Binlog, Builder, copy_record
 from predictor.catalog import Catalog, Column, KeyKind, Routine, Table, Trigger, View
 from predictor.context import Context
@@ -27,6 +27,7 @@ from predictor.parse import parse
 from predictor.profiles import Profile
 from predictor.records import StatementRecord
 from predictor.resolve import lookup, resolve
+from predictor.routines import Bindings, Signature, bind, call_bindings
 from predictor.session import Cache, Piece, SessionState, canonical_var, normalize_value
 from predictor.unsafe import classify
 
@@ -287,7 +288,7 @@ _ROW_TYPE = {Op.INSERT: "write", Op.UPDATE: "update", Op.DELETE: "delete"}
 def _changes_rows(p: Predictor, info: StatementInfo, t: Table, op: Op, s: SessionState) -> bool:
     """Whether the statement changes at least one row of ``t`` (known-empty tables change none)."""
     if op is Op.INSERT:
-        if info.select_source and info.reads:
+        if info.select_source and info.reads and ONE_ROW not in info.extra:
             srcs = [lookup(r, p.catalog, s) for r in info.reads]
             return not all(x is not None and not x.temporary and p.rows.get(x.name.lower()) == 0 for x in srcs)
         return True
@@ -317,7 +318,7 @@ def _counts_change(info: StatementInfo, writes: tuple[tuple[str, Op, bool, bool]
 
 
 def _source_has_rows(p: Predictor, info: StatementInfo) -> bool:
-    return any(p.rows.get(r.lower()) != 0 for r in info.reads)
+    return ONE_ROW in info.extra or any(p.rows.get(r.lower()) != 0 for r in info.reads)
 
 
 @dataclass(frozen=True)
@@ -907,7 +908,8 @@ def handle_create_select(p: Predictor, b: Builder, info: StatementInfo, s: Sessi
     if p.profile.enforce_gtid and not info.temporary and not p.profile.engine(engine).transactional:
         b.error = 1786  # ER_GTID_UNSAFE_CREATE_SELECT: only atomic (transactional) targets get one GTID
         return
-    if not _fill_created(p, b.sql, table, info, s):
+    filled = _fill_created(p, b.sql, table, info, s)
+    if filled == DUPLICATE_FILL:
         b.error = 1062  # a duplicate key while filling: the table is dropped again, nothing is logged
         return
     ctx = Context(b.seq, info, resolve(info, p.catalog, s), s, p.catalog, p.profile)
@@ -925,7 +927,8 @@ def handle_create_select(p: Predictor, b: Builder, info: StatementInfo, s: Sessi
             _log_temp_ddl(p, b, s)
         return
     p.catalog.put_table(table)
-    src_empty = all(p.rows.get(r.lower()) == 0 for r in info.reads) and bool(info.reads)
+    src_empty = filled == 0 or (all(p.rows.get(r.lower()) == 0 for r in info.reads) and bool(info.reads)
+                                and not (info.select and ONE_ROW in info.select.extra))
     p.rows[name.lower()] = 0 if src_empty else None
     if not s.log_bin:
         return
@@ -941,9 +944,13 @@ def handle_create_select(p: Predictor, b: Builder, info: StatementInfo, s: Sessi
     p.binlog.flush(pieces, Cache.TRX)
 
 
-def _fill_created(p: Predictor, sql: str, table: Table, info: StatementInfo, s: SessionState) -> bool:
-    """Evaluate the rows CREATE ... SELECT puts into ``table`` (matched by column name); False when a
-    duplicate key fails the statement. A base table's rows are then tracked when they could be evaluated."""
+DUPLICATE_FILL = -1
+
+
+def _fill_created(p: Predictor, sql: str, table: Table, info: StatementInfo, s: SessionState) -> int | None:
+    """Evaluate the rows CREATE ... SELECT puts into ``table`` (matched by column name): how many it writes,
+    None when that cannot be said, DUPLICATE_FILL when a duplicate key fails the statement. A base table's rows are
+    then tracked when they could be evaluated."""
     tree = parse(sql)
     got = select_rows(tree.expression, lambda name: _source(p, name, s)) \
         if isinstance(tree, exp.Create) and tree.expression is not None else None
@@ -955,12 +962,12 @@ def _fill_created(p: Predictor, sql: str, table: Table, info: StatementInfo, s: 
         mode = Mode.REPLACE if info.replace else Mode.IGNORE if info.ignore else Mode.INSERT
         res = scratch.write(table, [dict(zip(names, v, strict=True)) for v in values], mode, commit=False)
         if res is not None and res.dup_at is not None:
-            return False
+            return DUPLICATE_FILL
     if not table.temporary:
         p.data.tables[table.name.lower()] = scratch.tables[table.name.lower()]
         if res is None:
             p.data.forget(table.name)
-    return True
+    return None if res is None else res.written
 
 
 def handle_drop_table(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
@@ -1099,7 +1106,7 @@ def handle_create_routine(p: Predictor, b: Builder, info: StatementInfo, s: Sess
     if p.catalog.routine(kind, info.name or "") is not None:
         b.error = ER_SP_ALREADY_EXISTS
         return
-    p.catalog.put_routine(Routine(info.name or "", kind, info.body))
+    p.catalog.put_routine(Routine(info.name or "", kind, info.body, info.signature or Signature()))
     _log_direct(p, b, s)
 
 
@@ -1178,22 +1185,30 @@ def handle_call(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) 
         b.error = ER_SP_DOES_NOT_EXIST
         return
     try:
-        _unroll(p, b, routine.body, s, depth=0)
+        _unroll(p, b, routine, s, b.sql, None, depth=0)
     finally:
         s.force_row = False
 
 
-def _unroll(p: Predictor, b: Builder, body: tuple[StatementInfo, ...], s: SessionState, depth: int) -> None:
-    """CALL is unrolled: each statement of the body is decided and logged on its own, under the CALL."""
-    for sub in body:
+def _unroll(p: Predictor, b: Builder, routine: Routine, s: SessionState, call: str, outer: Bindings | None,
+            depth: int) -> None:
+    """CALL is unrolled: each statement of the body is decided and logged on its own, under the CALL, with
+    the CALL's arguments in its text where the data model follows what it writes (predictor/routines.py)."""
+    bindings: Bindings | None = None
+    for sub in routine.body:
+        text = None
+        if sub.text is not None and _follows(p, sub):
+            if bindings is None:
+                bindings = (call_bindings(call, routine.signature, outer) if p.data.may_parse() else None) or {}
+            text = bind(sub.text, bindings) if bindings or not routine.signature.params else None
         if sub.kind is Kind.CALL and depth < 8:
             r = p.catalog.routine("PROCEDURE", sub.name or "")
             if r is not None:
-                _unroll(p, b, r.body, s, depth + 1)
+                _unroll(p, b, r, s, text or "", bindings, depth + 1)
                 if b.error is not None:
                     break  # an error in a called procedure ends its callers too
             continue
-        sb = Builder(b.seq, b.session, b.sql)
+        sb = Builder(b.seq, b.session, text or b.sql)
         p.binlog.builders[b.seq] = sb
         HANDLERS.get(sub.kind, handle_noop)(p, sb, sub, s)
         if sb.error == ER_GTID_UNSAFE_NON_TRANSACTIONAL_TABLE and s.binlog_format != "STATEMENT":
@@ -1207,6 +1222,13 @@ def _unroll(p: Predictor, b: Builder, body: tuple[StatementInfo, ...], s: Sessio
         if sb.error is not None:
             b.error = sb.error
             break
+
+
+def _follows(p: Predictor, sub: StatementInfo) -> bool:
+    """Whether the data model reads this body statement's text (else the CALL's text is enough)."""
+    if sub.kind in (Kind.CALL, Kind.CREATE_TABLE_SELECT):
+        return True
+    return any(p.data.watching(w.table) for w in sub.writes)
 
 
 def _merge(into: Builder, sub: Builder) -> None:

@@ -14,6 +14,8 @@ from typing import Any
 
 from sqlglot import exp
 
+from predictor.moments import CLOCK, Moment, compare, shift
+
 
 class _Unknown:
     """A value the model does not know (a function result, a column an UPDATE changed)."""
@@ -31,7 +33,8 @@ class _Unknown:
 
 UNKNOWN = _Unknown()
 
-Value = object  # int | str (casefolded, trailing spaces stripped: default collations) | None (NULL) | UNKNOWN
+Value = object  # int | str (casefolded, trailing spaces stripped: default collations) | None (NULL) | Moment
+#                | UNKNOWN
 Row = dict[str, Value]  # lower-case column name -> value
 
 
@@ -74,6 +77,41 @@ _ARITH: dict[type[exp.Expression], Callable[[int, int], int]] = {
 _CMP: dict[type[exp.Expression], Callable[[Any, Any], bool]] = {
     exp.EQ: operator.eq, exp.NEQ: operator.ne, exp.GT: operator.gt, exp.GTE: operator.ge,
     exp.LT: operator.lt, exp.LTE: operator.le}
+_CMP_OPS: dict[type[exp.Expression], str] = {
+    exp.EQ: "=", exp.NEQ: "<>", exp.GT: ">", exp.GTE: ">=", exp.LT: "<", exp.LTE: "<="}
+
+
+def opaque(v: Value) -> bool:
+    """Whether equality cannot be decided on ``v`` (an unknown value, or a clock reading)."""
+    return v is UNKNOWN or isinstance(v, Moment)
+
+
+def _clock(e: exp.Expression, row: Row, values: Row | None) -> Value | None:
+    """A clock reading, or one shifted by an INTERVAL (predictor/moments.py); None if ``e`` is neither."""
+    name = e.name.upper() if isinstance(e, exp.Anonymous) else _CLOCK_NODES.get(type(e))
+    if name is not None:
+        return CLOCK.get(name)  # an argument is the fractional-second precision
+    sign = 1 if isinstance(e, exp.Add | exp.DateAdd) else -1 if isinstance(e, exp.Sub | exp.DateSub) else 0
+    if not sign:
+        return None
+    if isinstance(e, exp.Add | exp.Sub):
+        if not isinstance(e.expression, exp.Interval):
+            return None
+        count, unit = e.expression.this, e.expression.args.get("unit")
+    else:
+        count, unit = e.expression, e.args.get("unit")
+    base = value(e.this, row, values)
+    n = literal(count) if isinstance(count, exp.Literal | exp.Neg) else UNKNOWN
+    if isinstance(n, str) and n.lstrip("-").isdigit():
+        n = int(n)
+    if not isinstance(base, Moment) or not isinstance(n, int) or unit is None:
+        return UNKNOWN
+    return shift(base, sign * n, unit.name) or UNKNOWN
+
+
+_CLOCK_NODES: dict[type[exp.Expression], str] = {
+    exp.CurrentTimestamp: "NOW", exp.CurrentDate: "CURDATE", exp.CurrentDatetime: "NOW",
+    exp.UtcTimestamp: "UTC_TIMESTAMP", exp.UtcDate: "UTC_DATE"}
 
 
 def value(e: exp.Expression, row: Row, values: Row | None = None) -> Value:
@@ -89,6 +127,10 @@ def value(e: exp.Expression, row: Row, values: Row | None = None) -> Value:
         return value(e.expressions[0], values)
     if isinstance(e, exp.Values) and values is not None and e.expressions:
         return value(e.expressions[0], values)
+    if isinstance(e, exp.Func | exp.Add | exp.Sub):
+        clock = _clock(e, row, values)
+        if clock is not None:
+            return clock
     for cls, fn in _ARITH.items():
         if isinstance(e, cls):
             a, b = value(e.this, row, values), value(e.expression, row, values)
@@ -104,6 +146,11 @@ def value(e: exp.Expression, row: Row, values: Row | None = None) -> Value:
                 raise CannotEvaluate("comparison of an unknown value")
             if a is None or b is None:
                 return None
+            if isinstance(a, Moment) or isinstance(b, Moment):
+                told = compare(a, b, _CMP_OPS[cls]) if isinstance(a, Moment) and isinstance(b, Moment) else None
+                if told is None:
+                    raise CannotEvaluate("clock readings too close to compare")
+                return int(told)
             if type(a) is not type(b):
                 raise CannotEvaluate("comparison across types")
             return 1 if fn(a, b) else 0
@@ -202,7 +249,7 @@ def _distinct(rows: list[list[Value]]) -> list[list[Value]]:
     seen: set[tuple[Value, ...]] = set()
     out: list[list[Value]] = []
     for r in rows:
-        if any(v is UNKNOWN for v in r):
+        if any(opaque(v) for v in r):
             raise CannotEvaluate("DISTINCT over unknown values")
         key = tuple(r)
         if key not in seen:

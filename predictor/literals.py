@@ -15,6 +15,7 @@ from enum import Enum
 from predictor.catalog import Table
 from predictor.evaluate import UNKNOWN
 from predictor.fingerprint import _KEYWORDS
+from predictor.moments import CLOCK
 
 
 class Unsure(Enum):
@@ -75,13 +76,13 @@ def _key_value(text: str) -> object:
 
 
 def _other_value(text: str) -> object:
-    """A plain non-key value as ``predictor.evaluate.literal`` reads it (functions: UNKNOWN)."""
+    """A plain non-key value as ``predictor.evaluate.value`` reads it (clock functions: a Moment, others UNKNOWN)."""
     v = _key_value(text)
     if v is not UNSURE:
         return v
     if text[:1] != "-" and "." in text and text.replace(".", "", 1).isdigit():
         return text  # a decimal literal keeps its text
-    return UNKNOWN
+    return CLOCK.get(text[:-2].upper(), UNKNOWN) if text.endswith("()") else UNKNOWN
 
 
 def _plain_value(text: str) -> bool:

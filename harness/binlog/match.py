@@ -218,6 +218,18 @@ def loose(sql: str) -> str:
     return _shape(sql).loose
 
 
+@functools.lru_cache(maxsize=8192)
+def template(sql: str) -> str:
+    """``loose`` with every string and number replaced by ``?``: a stored routine logs each body statement
+    with its arguments as literals (NAME_CONST('k',2)), so two CALLs of one procedure log one template."""
+    try:
+        tokens = _DIALECT.tokenize(sql)
+    except (TokenError, ValueError, RecursionError):
+        return loose(sql)
+    return " ".join("?" if t.token_type in _QUOTED or t.token_type is TokenType.NUMBER else t.text.casefold()
+                    for t in tokens if t.token_type is not TokenType.SEMICOLON)
+
+
 def starts_with(sql: str, *first: str) -> bool:
     """Whether the statement's first word (after any comments, case-folded) is one of ``first``."""
     folded = sql.casefold()

@@ -1,0 +1,49 @@
+"""SQL text back from RplayMySQL trees, for the flags sqlglot's MySQL generator drops.
+
+CALL substitutes its arguments into a routine body statement and hands the text to the data model
+(predictor/routines.py); a REPLACE that came back as INSERT would be a different statement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar
+
+from sqlglot import exp
+from sqlglot.generators.mysql import MySQLGenerator
+
+from predictor import nodes
+
+
+def _with_flags(sql: str, verb: str, flags: list[str]) -> str:
+    """``verb`` followed by ``flags``, when ``sql`` starts with ``verb`` (a WITH prefix is left alone)."""
+    if not flags or not sql.upper().startswith(verb + " "):
+        return sql
+    return " ".join([verb, *flags]) + sql[len(verb):]
+
+
+class RplayGenerator(MySQLGenerator):
+    TRANSFORMS: ClassVar[dict[type[exp.Expr], Callable[..., str]]] = {
+        **MySQLGenerator.TRANSFORMS, nodes.Call: lambda self, e: self.call_sql(e)}
+
+    def insert_sql(self, expression: exp.Insert) -> str:
+        sql = super().insert_sql(expression)
+        if expression.args.get("replace") and sql.upper().startswith("INSERT "):
+            sql = "REPLACE" + sql[len("INSERT"):]
+        verb = sql.split(" ", 1)[0].upper()
+        priority = expression.args.get("priority")
+        return _with_flags(sql, verb, [str(priority).upper()] if priority else [])
+
+    def update_sql(self, expression: exp.Update) -> str:
+        flags = [str(expression.args["priority"]).upper()] if expression.args.get("priority") else []
+        if expression.args.get("ignore"):
+            flags.append("IGNORE")
+        return _with_flags(super().update_sql(expression), "UPDATE", flags)
+
+    def delete_sql(self, expression: exp.Delete) -> str:
+        flags = [str(expression.args["priority"]).upper()] if expression.args.get("priority") else []
+        flags += [word for word in ("quick", "ignore") if expression.args.get(word)]
+        return _with_flags(super().delete_sql(expression), "DELETE", [f.upper() for f in flags])
+
+    def call_sql(self, expression: nodes.Call) -> str:
+        return f"CALL {self.sql(expression, 'this')}({self.expressions(expression, flat=True)})"

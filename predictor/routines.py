@@ -1,0 +1,124 @@
+"""CALL's arguments put into a procedure's body statements, so the data model follows the rows it writes.
+
+A body statement is kept as text (``StatementInfo.text``); at CALL time its parameters and local
+variables become the values they surely have: an IN argument that is a constant expression, a
+variable's DEFAULT. A name the body assigns anywhere (SET, SELECT ... INTO, FETCH ... INTO, an argument
+of a nested CALL) or an OUT parameter is unknown for the whole body: loops and branches are not
+followed. Unknown values are ``RPLAY_UNKNOWN()``, a function the evaluator cannot know.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from predictor import nodes
+from predictor.dialect import RplayMySQL
+from predictor.parse import parse
+
+Bindings = Mapping[str, exp.Expression]  # lower-case name -> its value as an expression
+
+_UNKNOWN_NAME = "RPLAY_UNKNOWN"
+
+
+@dataclass(frozen=True)
+class Signature:
+    """What CALL needs to bind a procedure body: parameters, local variables, and what the body assigns."""
+
+    params: tuple[tuple[str, str], ...] = ()  # (lower-case name, IN | OUT | INOUT)
+    variables: tuple[tuple[str, str | None], ...] = ()  # (lower-case name, DEFAULT as SQL or None)
+    assigned: frozenset[str] = frozenset()
+
+
+def signature(tree: exp.Expression) -> Signature:
+    """The signature of a CREATE PROCEDURE / FUNCTION tree."""
+    params = tuple((p.name.lower(), str(p.args.get("mode") or "IN").upper())
+                   for p in tree.args.get("params") or () if isinstance(p, nodes.RoutineParam))
+    variables: list[tuple[str, str | None]] = []
+    for d in tree.find_all(exp.Declare):
+        for item in d.expressions:
+            if isinstance(item, exp.DeclareItem):
+                default = item.args.get("default")
+                text = default.sql(dialect=RplayMySQL) if isinstance(default, exp.Expression) else None
+                variables += [(n.name.lower(), text) for n in _names(item.this)]
+    assigned: set[str] = set()
+    for item in tree.find_all(exp.SetItem):
+        target = item.this.this if isinstance(item.this, exp.EQ) else None
+        if isinstance(target, exp.Column) and not target.table:
+            assigned.add(target.name.lower())
+    for node in (*tree.find_all(exp.Into), *tree.find_all(nodes.CursorOp), *tree.find_all(nodes.Call)):
+        parts = node.expressions if node.expressions else [node.this]
+        for part in parts:
+            if isinstance(part, exp.Expression):
+                assigned |= {n.name.lower() for n in part.find_all(exp.Identifier)}
+    return Signature(params, tuple(variables), frozenset(assigned))
+
+
+def _names(node: object) -> list[exp.Expression]:
+    if isinstance(node, list):
+        return [n for n in node if isinstance(n, exp.Expression)]
+    return [node] if isinstance(node, exp.Expression) else []
+
+
+def call_bindings(call: str, sig: Signature, outer: Bindings | None = None) -> Bindings | None:
+    """The values of ``sig``'s names for the CALL text ``call`` (already bound in its caller), or None."""
+    tree = parse(call)
+    if not isinstance(tree, nodes.Call):
+        return None
+    args = list(tree.expressions)
+    if len(args) != len(sig.params):
+        return None
+    out: dict[str, exp.Expression] = {}
+    for (name, mode), arg in zip(sig.params, args, strict=True):
+        if mode == "OUT":
+            out[name] = exp.Null()  # an OUT parameter starts NULL; assigned below if the body sets it
+        else:
+            value = _substitute(arg, outer or {})
+            out[name] = value if _constant(value) else _unknown()
+    for name, default in sig.variables:
+        value_tree = parse(f"SELECT {default}") if default is not None else None
+        out[name] = (value_tree.expressions[0] if isinstance(value_tree, exp.Select) and
+                     _constant(value_tree.expressions[0]) else exp.Null() if default is None else _unknown())
+    for name in sig.assigned:
+        if name in out:
+            out[name] = _unknown()
+    return out
+
+
+def bind(text: str, bindings: Bindings) -> str | None:
+    """``text`` with ``bindings``' names replaced by their values; None when it does not parse."""
+    if not bindings:
+        return text
+    tree = parse(text)
+    if not isinstance(tree, exp.Expression):
+        return None
+    return _substitute(tree, bindings).sql(dialect=RplayMySQL)
+
+
+def _substitute(tree: exp.Expression, bindings: Bindings) -> exp.Expression:
+    if not bindings:
+        return tree
+    tree = tree.copy()
+    targets = {id(e.this) for node in (*tree.find_all(exp.Update), *tree.find_all(exp.OnConflict))
+               for e in node.expressions if isinstance(e, exp.EQ)}  # SET col = ...: col is a column
+
+    def swap(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Column) and not node.table and id(node) not in targets:
+            value = bindings.get(node.name.lower())
+            if value is not None:
+                return value.copy()
+        return node
+
+    return tree.transform(swap, copy=False)
+
+
+def _constant(e: exp.Expression) -> bool:
+    """No column, variable or placeholder in it: the same value wherever the body uses it."""
+    return not any(isinstance(n, exp.Column | exp.Parameter | exp.Placeholder | exp.SessionParameter)
+                   for n in e.walk())
+
+
+def _unknown() -> exp.Expression:
+    return exp.Anonymous(this=_UNKNOWN_NAME)

@@ -1,0 +1,82 @@
+"""Clock readings (predictor/moments.py): comparisons are decided only when the ranges cannot overlap."""
+
+from __future__ import annotations
+
+import pytest
+from sqlglot import exp
+
+from predictor.evaluate import CannotEvaluate, truth, value
+from predictor.moments import CLOCK, HORIZON, Moment, compare, shift
+from predictor.parse import parse
+
+NOW = CLOCK["NOW"]
+DAY = 86400.0
+
+
+def _where(sql: str) -> exp.Expression:
+    tree = parse(f"SELECT 1 FROM t WHERE {sql}")
+    assert isinstance(tree, exp.Select)
+    where = tree.args["where"]
+    assert isinstance(where, exp.Where)
+    return where.this
+
+
+@pytest.mark.parametrize(("a", "op", "b", "expected"), [
+    (Moment(0, 10), "<", Moment(11, 20), True),
+    (Moment(0, 10), "<", Moment(10, 20), None),  # the same instant possible
+    (Moment(11, 20), "<", Moment(0, 10), False),
+    (Moment(10, 20), "<", Moment(0, 10), False),  # at best equal: never less
+    (Moment(10, 20), "<=", Moment(0, 10), None),  # ... but may be equal
+    (Moment(0, 10), ">", Moment(11, 20), False),
+    (Moment(0, 10), ">=", Moment(-5, 0), True),
+    (Moment(0, 10), "=", Moment(11, 20), False),
+    (Moment(0, 10), "=", Moment(5, 20), None),
+    (Moment(0, 10), "<>", Moment(11, 20), True),
+])
+def test_compare_is_decided_only_when_ranges_leave_no_doubt(a: Moment, op: str, b: Moment,
+                                                              expected: bool | None) -> None:
+    assert compare(a, b, op) is expected
+
+
+def test_months_and_years_are_ranges_of_their_shortest_and_longest_length() -> None:
+    assert shift(NOW, -1, "YEAR") == Moment(-366 * DAY, HORIZON - 365 * DAY)
+    assert shift(NOW, 2, "MONTH") == Moment(56 * DAY, HORIZON + 62 * DAY)
+    assert shift(NOW, 1, "fortnight") is None
+
+
+@pytest.mark.parametrize(("condition", "row_made", "expected"), [
+    ("made < NOW() - INTERVAL 1 YEAR", NOW, False),
+    ("made < DATE_SUB(NOW(), INTERVAL 1 DAY)", NOW, False),
+    ("made > CURRENT_TIMESTAMP - INTERVAL 7 DAY", NOW, True),
+    ("made >= CURDATE() - INTERVAL 1 MONTH", NOW, True),
+    ("made < NOW() + INTERVAL 1 YEAR", NOW, True),
+    ("made < NOW()", NOW, None),  # written in the same second, perhaps
+    ("made < NOW() - INTERVAL 1 HOUR", NOW, None),  # the run may last longer than an hour
+    ("made = '2020-01-01'", NOW, None),  # a date literal: the day of the run is not known
+    ("made < NOW() - INTERVAL 1 DAY", None, False),  # NULL compares to nothing
+])
+def test_where_conditions_over_rows_written_in_this_run(condition: str, row_made: object,
+                                                         expected: bool | None) -> None:
+    row = {"made": row_made}
+    if expected is None:
+        with pytest.raises(CannotEvaluate):
+            truth(_where(condition), row)
+    else:
+        assert truth(_where(condition), row) is expected
+
+
+def test_now_with_a_precision_is_still_the_clock() -> None:
+    assert value(_where("made = NOW(6)").expression, {}) == NOW
+
+
+def test_a_clock_reading_written_over_one_of_the_same_run_is_the_same_second() -> None:
+    from predictor.predict import predict_workload
+    from predictor.workload import parse_workload
+
+    w = parse_workload("""CREATE TABLE r (k CHAR(3) PRIMARY KEY, at DATETIME) ENGINE=InnoDB;
+INSERT INTO r VALUES ('EUR', NOW());
+INSERT INTO r VALUES ('EUR', NOW()) ON DUPLICATE KEY UPDATE at = NOW();
+INSERT INTO r VALUES ('EUR', NOW()) ON DUPLICATE KEY UPDATE at = NOW() + INTERVAL 1 DAY;
+""")
+    recs = predict_workload(w, "mariadb-10.11", {"binlog_format": "ROW"})
+    assert [r.format.value for r in recs[2:]] == ["NONE", "ROW"]

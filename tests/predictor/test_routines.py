@@ -1,0 +1,87 @@
+"""CALL's arguments in a procedure's body statements (predictor/routines.py), and the regenerated text they
+start from (predictor/generator.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from predictor.analyze import Kind, analyze, analyze_tree
+from predictor.dialect import RplayMySQL
+from predictor.parse import parse
+from predictor.predict import predict_workload
+from predictor.routines import bind, call_bindings
+from predictor.workload import parse_workload
+
+PROC = """CREATE PROCEDURE p(IN k INT, OUT o INT, INOUT io INT, IN moved INT)
+BEGIN
+  DECLARE twice INT DEFAULT 2;
+  DECLARE seen, later INT;
+  SET later = 5;
+  INSERT INTO t VALUES (k, k * twice, seen, later, io, o);
+  UPDATE t SET moved = moved + 1 WHERE id = k;
+  SELECT COUNT(*) INTO o FROM t;
+END"""
+
+
+@pytest.mark.parametrize("sql", [
+    "REPLACE INTO t SET a = 1",
+    "REPLACE LOW_PRIORITY INTO t VALUES (1)",
+    "REPLACE INTO t SELECT * FROM u",
+    "INSERT DELAYED IGNORE INTO t VALUES (1)",
+    "INSERT INTO t VALUES (1) ON DUPLICATE KEY UPDATE b = VALUES(b)",
+    "UPDATE LOW_PRIORITY IGNORE t SET a = 1 WHERE b > 2 ORDER BY a LIMIT 2",
+    "DELETE QUICK IGNORE FROM t WHERE a = 1 LIMIT 3",
+    "CALL q(a + 1, @x)",
+    "CALL db.q()",
+])
+def test_regenerated_text_reads_back_as_the_same_statement(sql: str) -> None:
+    tree = parse(sql)
+    assert not isinstance(tree, str)
+    text = tree.sql(dialect=RplayMySQL)
+    assert analyze(text) == analyze_tree(tree), text
+    assert text.split()[0] == sql.split()[0]
+
+
+def test_body_statements_keep_their_text_and_the_routine_its_signature() -> None:
+    info = analyze(PROC)
+    sig = info.signature
+    assert sig is not None
+    assert sig.params == (("k", "IN"), ("o", "OUT"), ("io", "INOUT"), ("moved", "IN"))
+    assert dict(sig.variables) == {"twice": "2", "seen": None, "later": None}
+    assert {"later", "o"} <= sig.assigned and "twice" not in sig.assigned
+    texts = {b.kind: b.text for b in info.body if b.text is not None}
+    assert texts[Kind.INSERT] == "INSERT INTO t VALUES (k, k * twice, seen, later, io, o)"
+
+
+def test_call_binds_constants_and_leaves_the_rest_unknown() -> None:
+    sig = analyze(PROC).signature
+    assert sig is not None
+    b = call_bindings("CALL p(7, @out, 3 + 4, 9)", sig)
+    assert b is not None
+    insert = next(x.text for x in analyze(PROC).body if x.kind is Kind.INSERT)
+    assert insert is not None
+    # k and io are constants, twice its DEFAULT, seen NULL; later and o are assigned in the body
+    assert bind(insert, b) == "INSERT INTO t VALUES (7, 7 * 2, NULL, RPLAY_UNKNOWN(), 3 + 4, RPLAY_UNKNOWN())"
+    update = next(x.text for x in analyze(PROC).body if x.kind is Kind.UPDATE)
+    assert update is not None
+    # the column a SET assigns stays a column even when a parameter has its name
+    assert bind(update, b) == "UPDATE t SET moved = 9 + 1 WHERE id = 7"
+    assert call_bindings("CALL p(1)", sig) is None  # wrong arity: nothing is bound
+
+
+def test_rows_a_procedure_writes_decide_later_duplicates() -> None:
+    w = parse_workload("""CREATE TABLE t (id INT PRIMARY KEY, v INT) ENGINE=InnoDB;
+DELIMITER //
+CREATE PROCEDURE put(IN k INT)
+BEGIN
+  INSERT INTO t VALUES (k, 0);
+END//
+DELIMITER ;
+CALL put(1);
+INSERT INTO t VALUES (2, 0);
+INSERT INTO t VALUES (1, 0);
+CALL put(2);
+CALL put(3);
+""")
+    recs = predict_workload(w, "mariadb-10.11", {"binlog_format": "ROW"})
+    assert [r.error for r in recs[2:]] == [None, None, 1062, 1062, None]
