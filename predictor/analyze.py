@@ -326,7 +326,7 @@ def _column_def(cd: exp.ColumnDef) -> tuple[Column, list[Key]]:
         type_name = str(kind.this.name if hasattr(kind.this, "name") else kind.this).upper()
         type_name = type_name.replace("DTYPE.", "")
     nullable = True
-    has_default = False
+    has_default = default_now = on_update_now = False
     auto = False
     generated = Generated.NO
     deps: tuple[str, ...] = ()
@@ -338,6 +338,9 @@ def _column_def(cd: exp.ColumnDef) -> tuple[Column, list[Key]]:
             nullable = bool(k.args.get("allow_null"))
         elif isinstance(k, exp.DefaultColumnConstraint):
             has_default = True
+            default_now = _clock(k.this)
+        elif isinstance(k, exp.OnUpdateColumnConstraint):
+            on_update_now = _clock(k.this)
         elif isinstance(k, exp.AutoIncrementColumnConstraint):
             auto = True
         elif isinstance(k, exp.PrimaryKeyColumnConstraint):
@@ -352,7 +355,14 @@ def _column_def(cd: exp.ColumnDef) -> tuple[Column, list[Key]]:
     if type_name in ("SERIAL",):
         auto, nullable = True, False
         keys.append(Key(KeyKind.UNIQUE, (name,)))
-    return Column(name, type_name, nullable, has_default, auto, generated, deps), keys
+    return Column(name, type_name, nullable, has_default, auto, generated, deps, default_now, on_update_now), keys
+
+
+def _clock(e: object) -> bool:
+    """CURRENT_TIMESTAMP[(n)] / NOW([n]) / LOCALTIMESTAMP as a default: a value the server computes per row."""
+    if isinstance(e, exp.CurrentTimestamp):
+        return True
+    return isinstance(e, exp.Anonymous) and e.name.upper() in ("NOW", "LOCALTIME", "LOCALTIMESTAMP")
 
 
 def _key_columns(node: exp.Expression) -> tuple[tuple[str, ...], bool]:
@@ -408,8 +418,7 @@ def _table_def(name: str, schema: exp.Expression | None, engine: str | None, tem
                 if k is not None and k.columns:
                     keys.append(k)
     pk_cols = {c.lower() for k in keys if k.kind is KeyKind.PRIMARY for c in k.columns}
-    columns = [Column(c.name, c.type, False, c.has_default, c.auto_increment, c.generated, c.deps)
-               if c.name.lower() in pk_cols else c for c in columns]
+    columns = [replace(c, nullable=False) if c.name.lower() in pk_cols else c for c in columns]
     return Table(name, engine or "", tuple(columns), tuple(keys), temporary)
 
 

@@ -25,6 +25,7 @@ class Builder:
     caches: list[Cache] = field(default_factory=list)
     row_caches: set[Cache] = field(default_factory=set)
     unknown: bool = False
+    unsafe_noted: bool = False  # the 1592 note stands although nothing was logged (a CALL's failed statement)
 
     def written(self, piece: Piece, cache: Cache, group: int) -> None:
         if self.group is None:
@@ -45,7 +46,7 @@ class Builder:
         if self.unknown or shapes is None:
             return self._build()
         key = (self.error, tuple(self.warnings), tuple(self.unsafe), self.group is None, tuple(self.caches),
-               tuple(self.row_events.values()), self.reason)
+               tuple(self.row_events.values()), self.reason, self.unsafe_noted)
         shape = shapes.get(key)
         if shape is None:
             rec = self._build()
@@ -67,7 +68,7 @@ class Builder:
             else:
                 cache = RCache(self.caches[0].value)
         warnings = {w for w in self.warnings if w != self.error}
-        if 1592 in warnings and (self.group is None or fmt is not Format.STATEMENT):
+        if 1592 in warnings and (self.group is None or fmt is not Format.STATEMENT) and not self.unsafe_noted:
             warnings.discard(1592)  # the unsafe note is only issued when the statement is logged as one
         return StatementRecord(self.seq, self.session, self.sql, self.error, tuple(warnings),
                                tuple(self.unsafe), fmt, cache, self.group, tuple(self.row_events.values()),

@@ -36,6 +36,8 @@ class Column:
     auto_increment: bool = False
     generated: Generated = Generated.NO
     deps: tuple[str, ...] = ()  # columns a generated column's expression reads
+    default_now: bool = False  # DEFAULT CURRENT_TIMESTAMP / NOW(): the server writes it on INSERT
+    on_update_now: bool = False  # ON UPDATE CURRENT_TIMESTAMP: the server writes it on UPDATE
 
     def is_blob(self, json_is_blob: bool) -> bool:
         t = self.type.upper()

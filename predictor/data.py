@@ -61,6 +61,7 @@ class TableData:
     index: list[dict[tuple[Value, ...], int]] = field(default_factory=list)
     next_auto: int = 1
     tracked: bool = True
+    volatile: frozenset[str] = frozenset()  # columns a trigger updates: never known
 
     def __post_init__(self) -> None:
         if not self.index:
@@ -69,7 +70,7 @@ class TableData:
     def copy(self) -> TableData:
         """A copy to write into (rows are replaced, never changed in place, so the lists suffice)."""
         return TableData(self.columns, self.keys, self.auto, list(self.rows), [dict(i) for i in self.index],
-                         self.next_auto, self.tracked)
+                         self.next_auto, self.tracked, self.volatile)
 
     def live(self) -> list[Row]:
         return [r for r in self.rows if r is not None]
@@ -93,6 +94,8 @@ class TableData:
         return None
 
     def add(self, row: Row) -> None:
+        for c in self.volatile:
+            row[c] = UNKNOWN
         pos = len(self.rows)
         self.rows.append(row)
         for k in range(len(self.keys)):
@@ -121,7 +124,8 @@ class TableData:
 class DataModel:
     tables: dict[str, TableData] = field(default_factory=dict)
     parses_left: int = PARSE_BUDGET
-    untrackable: set[str] = field(default_factory=set)  # tables a trigger writes
+    untrackable: set[str] = field(default_factory=set)  # tables a trigger inserts into or deletes from
+    volatile: dict[str, frozenset[str]] = field(default_factory=dict)  # non-key columns a trigger updates
 
     def watching(self, name: str) -> bool:
         """Whether ``name``'s rows are (still) tracked: a dictionary lookup, for the hot path."""
@@ -131,6 +135,15 @@ class DataModel:
     def never_track(self, name: str) -> None:
         self.untrackable.add(name.lower())
         self.forget(name)
+
+    def trigger_updates(self, name: str, columns: Sequence[str]) -> None:
+        """A trigger sets these non-key columns of ``name``: their values are unknown from now on."""
+        cols = self.volatile.get(name.lower(), frozenset()) | {c.lower() for c in columns}
+        self.volatile[name.lower()] = cols
+        d = self.tables.get(name.lower())
+        if d is not None:
+            d.volatile = cols
+            d.set_unknown(sorted(cols))
 
     def may_parse(self) -> bool:
         """Spend one parse of the budget (False: none left)."""
@@ -144,6 +157,7 @@ class DataModel:
                       tuple(tuple(c.lower() for c in k.columns) for k in t.unique_keys),
                       t.auto_increment.name.lower() if t.auto_increment else None)
         self.tables[t.name.lower()] = d
+        d.volatile = self.volatile.get(t.name.lower(), frozenset())
         if t.name.lower() in self.untrackable:
             d.tracked = False
             return
@@ -293,7 +307,7 @@ class DataModel:
                 continue
             if _differs(old, new, cols):
                 changed += 1
-            d.rows[i] = new
+            d.rows[i] = {**new, **dict.fromkeys(d.volatile, UNKNOWN)}
         return changed, ignored
 
     @staticmethod
@@ -403,7 +417,7 @@ def _write(t: Table, d: TableData, rows: Sequence[Row], mode: Mode,
                 raise CannotEvaluate("ON DUPLICATE KEY UPDATE changes a key")
             if _differs(old, new, [col.lower() for col, _ in assignments]):
                 updated += 1
-            d.rows[pos] = new
+            d.rows[pos] = {**new, **dict.fromkeys(d.volatile, UNKNOWN)}
             continue
         # REPLACE: the last unique key is updated in place (no DELETE trigger); any other key is deleted
         while hit is not None:

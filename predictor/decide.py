@@ -81,7 +81,7 @@ def decide(ctx: Context) -> None:
     # MIXED
     touches_temp = any(t.temporary for t in ctx.access.tables())
     ctx.row_format = (bool(ctx.unsafe) or not stmt_all or (p.TEMP_TABLES_NEVER_ROW and touches_temp)
-                      or s.force_row)
+                      or s.force_row or s.sticky_row)
     if not ctx.row_format and p.is_mariadb:
         # a temporary table whose CREATE was not logged forces row format (so nothing is logged for it)
         if any(t.temporary and not t.logged_create for t in ctx.access.tables()):

@@ -129,6 +129,8 @@ class Predictor:
         s = self.sessions.get(session)
         if s is None:
             s = self.session(session)
+        if s.sticky_row and not s.temp_tables:
+            s.sticky_row = False  # each statement starts in the session's format once no temporary table is left
         if self.cached:
             kind = info.kind
             if kind in DML_KINDS:
@@ -246,6 +248,9 @@ class Predictor:
                 v.select is not None and _uses(v.select, self.profile.DEPRECATED_FUNCTIONS)
                 for v in (self.catalog.view(r) for r in info.reads) if v is not None)):
             b.warnings.add(1287)  # parsed again: the statement's own text and the views it reads
+        elif self.profile.DEPRECATED_OUTSIDE_ROUTINES and info.kind not in _DEFINITIONS and any(
+                f in self.profile.DEPRECATED_OUTSIDE_ROUTINES for f in info.functions):
+            b.warnings.add(1287)
         if self.profile.DEPRECATED_AT_RUN and b.error is None and self._runs(info, s, self.profile.DEPRECATED_AT_RUN):
             b.warnings.add(1287)
         if s.next_isolation and info.kind in (Kind.COMMIT, Kind.ROLLBACK):
@@ -279,6 +284,8 @@ def _uses(info: StatementInfo, names: frozenset[str]) -> bool:
         return True
     return any(_uses(b, names) for b in info.body)
 
+
+_DEFINITIONS = frozenset({Kind.CREATE_ROUTINE, Kind.CREATE_TRIGGER})
 
 _ROW_TYPE = {Op.INSERT: "write", Op.UPDATE: "update", Op.DELETE: "delete"}
 
@@ -361,7 +368,7 @@ def _session_part(s: SessionState) -> tuple[object, ...]:
     return (get("binlog_format"), get("binlog_row_image"), get("transaction_isolation"), s.next_isolation,
             get("autocommit"), get("sql_log_bin"), get("binlog_direct_non_transactional_updates"),
             s.explicit, s.in_trx, s.trx_has_trans_write, s.trx_modified_nontrans, s.trx_engines_warned,
-            bool(s.trx_cache), s.force_row, tuple(s.temp_tables.items()) if s.temp_tables else ())
+            bool(s.trx_cache), s.force_row, s.sticky_row, tuple(s.temp_tables.items()) if s.temp_tables else ())
 
 
 def _trx_clean(s: SessionState) -> bool:
@@ -440,6 +447,8 @@ def handle_dml(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -
 
 def _apply(p: Predictor, b: Builder, info: StatementInfo, s: SessionState, out: _Outcome) -> None:
     b.error = out.error
+    if out.row_format and s.temp_tables:
+        _stick_to_row(p, s)
     if out.warnings:
         b.warnings |= out.warnings
     if out.unsafe:
@@ -476,6 +485,11 @@ def _apply(p: Predictor, b: Builder, info: StatementInfo, s: SessionState, out: 
     seq = b.seq
     p.end_statement(s, [x if x.seq == seq else x.at(seq) for x in out.stmt_cache],
                     [x if x.seq == seq else x.at(seq) for x in out.trx])
+
+
+def _stick_to_row(p: Predictor, s: SessionState) -> None:
+    if p.profile.MIXED_ROW_STICKY_WITH_TEMP_TABLES and s.binlog_format == "MIXED":
+        s.sticky_row = True
 
 
 def _with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, out: _Outcome) -> _Outcome:
@@ -916,13 +930,14 @@ def handle_create_select(p: Predictor, b: Builder, info: StatementInfo, s: Sessi
     b.unsafe = classify(ctx)
     ctx.unsafe = set(b.unsafe)
     fmt = s.binlog_format
-    row = fmt == "ROW" or (fmt == "MIXED" and (bool(ctx.unsafe) or not all(
-        ctx.caps(t)[1] for t in ctx.access.reads if False)))
+    row = fmt == "ROW" or (fmt == "MIXED" and (bool(ctx.unsafe) or s.sticky_row))
     if fmt == "STATEMENT" and ctx.unsafe:
         b.warnings.add(1592)
     if info.temporary:
         logged = not row and _temp_ddl_logged(p, s)
         s.temp_tables[name.lower()] = replace(table, logged_create=logged)
+        if row:
+            _stick_to_row(p, s)
         if logged:
             _log_temp_ddl(p, b, s)
         return
@@ -1079,9 +1094,15 @@ def handle_create_trigger(p: Predictor, b: Builder, info: StatementInfo, s: Sess
         b.error = ER_TRG_ALREADY_EXISTS
         return
     trig = Trigger(info.name or "", table.name, info.timing or "", info.event or "", info.body)
-    for body in info.body:  # rows a trigger changes are not evaluated: stop tracking what it writes
+    for body in info.body:  # rows a trigger changes are not evaluated: what it writes becomes unknown
         for w in body.writes:
-            p.data.never_track(w.table)
+            target = p.catalog.table(w.table)
+            keyed = {c.lower() for k in target.unique_keys for c in k.columns} if target is not None else None
+            if body.kind is Kind.UPDATE and w.columns is not None and keyed is not None and not body.multi_table \
+                    and not keyed & {c.lower() for c in w.columns}:
+                p.data.trigger_updates(w.table, w.columns)  # its rows stay where they are: only values change
+            else:
+                p.data.never_track(w.table)
     p.catalog.put_table(table.with_trigger(trig))
     _log_direct(p, b, s)
 
@@ -1211,10 +1232,12 @@ def _unroll(p: Predictor, b: Builder, routine: Routine, s: SessionState, call: s
         sb = Builder(b.seq, b.session, text or b.sql)
         p.binlog.builders[b.seq] = sb
         HANDLERS.get(sub.kind, handle_noop)(p, sb, sub, s)
-        if sb.error == ER_GTID_UNSAFE_NON_TRANSACTIONAL_TABLE and s.binlog_format != "STATEMENT":
-            # the GTID check fails after the statement went to row: its unsafe reasons are never reported
-            # (in STATEMENT format the CALL does report them, 1592, seen on 9.7)
-            sb.unsafe.clear()
+        if sb.error == ER_GTID_UNSAFE_NON_TRANSACTIONAL_TABLE:
+            if s.binlog_format != "STATEMENT":
+                # the GTID check fails after the statement went to row: its unsafe reasons are never reported
+                sb.unsafe.clear()
+            elif sb.unsafe:
+                b.unsafe_noted = True  # in STATEMENT format the CALL reports them, 1592, logged or not (9.7)
         if sb.row_events and s.binlog_format == "MIXED":
             s.force_row = True  # within one CALL, MIXED stays in row format once it switched
         _merge(b, sb)

@@ -50,6 +50,11 @@ def images(table: Table, op: Op, columns: tuple[str, ...] | None, mode: str,
     written = all_cols if columns is None else {c.lower() for c in columns}
     if op is Op.INSERT and table.auto_increment is not None:
         written = written | {table.auto_increment.name.lower()}
+    # columns the server fills from the clock are written too (MINIMAL after images, seen on MariaDB 10.11)
+    if op is Op.INSERT:
+        written = written | {c.name.lower() for c in table.columns if c.default_now}
+    elif op is Op.UPDATE:
+        written = written | {c.name.lower() for c in table.columns if c.on_update_now}
     key = pke(table, profile)
     full_before = all_cols if op is not Op.INSERT else set()
     full_after = all_cols if op is not Op.DELETE else set()

@@ -94,6 +94,10 @@ class Profile:
     """MariaDB: INSERT..ON DUPLICATE KEY UPDATE on >1 unique key is decided in reconsider_logging_format."""
     TEMP_TABLES_NEVER_ROW: ClassVar[bool] = True
     """MySQL 8.0.4+: in MIXED, touching a temporary table switches to row, so temp tables are never logged."""
+    MIXED_ROW_STICKY_WITH_TEMP_TABLES: ClassVar[bool] = False
+    """MariaDB: in MIXED, a session with temporary tables keeps the row format of its last row-logged
+    statement until they are all dropped (THD::reset_current_stmt_binlog_format_row; seen on 10.11 with
+    fixtures/workloads/warehouse_app.sql)."""
     MIXED_READ_COMMITTED_UNSAFE: ClassVar[bool] = False
     """MariaDB (seen on 10.11): an autocommit statement writing a non-transactional table while reading a
     transactional one under isolation < REPEATABLE READ is MIXED_STATEMENT-unsafe."""
@@ -119,6 +123,8 @@ class Profile:
     """Error when binlog_format is changed while the session has open temporary tables (None: allowed)."""
     DEPRECATED_FUNCTIONS: ClassVar[frozenset[str]] = frozenset()
     """Functions whose every use (also inside a routine, trigger or view definition) warns 1287."""
+    DEPRECATED_OUTSIDE_ROUTINES: ClassVar[frozenset[str]] = frozenset()
+    """Functions that warn 1287 in a statement's own text only."""
     COMBINED_ENGINES_WARNING: ClassVar[int | None] = None
     """Warning when a statement or transaction updates a transactional and a non-transactional table (9.7:
     6414, "Combining the storage engines MyISAM and InnoDB is deprecated")."""
@@ -224,9 +230,11 @@ class MySQL97(MySQL84):
         "log_bin": "ON",
     })
     """Seen on Debian's 9.7 build: GTIDs and their consistency checks are on by default."""
-    DEPRECATED_FUNCTIONS = frozenset({"FOUND_ROWS", "VALUES"})
-    """Seen on 9.7.4: FOUND_ROWS() and VALUES(col) (in ON DUPLICATE KEY UPDATE) warn 1287 wherever they are
-    parsed, routine definitions included."""
+    DEPRECATED_FUNCTIONS = frozenset({"FOUND_ROWS"})
+    """Seen on 9.7.4: FOUND_ROWS() warns 1287 wherever it is parsed, routine definitions included."""
+    DEPRECATED_OUTSIDE_ROUTINES = frozenset({"VALUES"})
+    """Seen on 9.7.4: VALUES(col) in ON DUPLICATE KEY UPDATE warns 1287 in a statement, not in a CREATE
+    PROCEDURE's body nor when the procedure runs (fixtures/workloads/warehouse_app.sql)."""
     COMBINED_ENGINES_WARNING = 6414
     GTID_TEMP_IN_TRX_ERROR = 3748
     SAVEPOINT_NEEDS_CACHE = True
@@ -255,6 +263,7 @@ class MariaDB1011(Profile):
     UNSAFE_AND_STMT_ENGINE_ANY_FORMAT = True
     IODUP_TWO_KEYS_DEFERRED = True
     TEMP_TABLES_NEVER_ROW = False
+    MIXED_ROW_STICKY_WITH_TEMP_TABLES = True
     MIXED_READ_COMMITTED_UNSAFE = True
     NO_PKE_FULL_IMAGES = True
     MINIMAL_AFTER_UNIQUE_KEYS = False

@@ -81,6 +81,7 @@ class SessionState:
     xa_state: str | None = None
     locked: bool = False
     force_row: bool = False  # MIXED inside a CALL after a sub-statement went to row
+    sticky_row: bool = False  # MIXED with temporary tables after a row-logged statement (MariaDB)
     trx_tables: set[str] = field(default_factory=set)  # transactional tables the open transaction inserted into
 
     @classmethod

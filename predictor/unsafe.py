@@ -96,7 +96,8 @@ def write_autoinc_select(ctx: Context) -> bool:
     if ctx.info.kind not in (*_INSERTS, Kind.UPDATE, Kind.DELETE):
         return False
     targets = [t for t in _top_targets(ctx) if t.auto_increment is not None]
-    written = {t.name.lower() for t in _top_targets(ctx)}
+    # a table read-locked only: one a trigger or function also writes is write-locked (seen on MariaDB 10.11)
+    written = {t.name.lower() for t in _top_targets(ctx)} | {u.table.name.lower() for u in ctx.access.writes}
     return bool(targets) and any(r.name.lower() not in written for r in ctx.access.reads)
 
 
