@@ -579,7 +579,10 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
     changed = {"write": res.written, "update": res.updated, "delete": res.deleted}
 
     written = info.writes[0].columns
-    update_cols = info.on_duplicate if mode is Mode.UPSERT else written
+    # ON DUPLICATE KEY UPDATE's after image: the INSERT's columns and the assigned ones (both servers, MINIMAL;
+    # fixtures/workloads/warehouse_app.sql and ledger_app.sql)
+    update_cols = (None if written is None else tuple(dict.fromkeys((*written, *(info.on_duplicate or ())))))\
+        if mode is Mode.UPSERT else written
 
     def pieces(cache: tuple[Piece, ...]) -> tuple[Piece, ...]:
         """The target's row pieces as the rows went (the decision saw only the statement)."""
