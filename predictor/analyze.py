@@ -12,6 +12,7 @@ from sqlglot import exp
 from predictor import nodes
 from predictor.catalog import Column, Generated, Key, KeyKind, Table
 from predictor.dialect import RplayMySQL
+from predictor.evaluate import clock_reading
 from predictor.parse import Unparsed, parse
 from predictor.routines import Signature, signature
 
@@ -338,9 +339,9 @@ def _column_def(cd: exp.ColumnDef) -> tuple[Column, list[Key]]:
             nullable = bool(k.args.get("allow_null"))
         elif isinstance(k, exp.DefaultColumnConstraint):
             has_default = True
-            default_now = _clock(k.this)
+            default_now = clock_reading(k.this) is not None
         elif isinstance(k, exp.OnUpdateColumnConstraint):
-            on_update_now = _clock(k.this)
+            on_update_now = clock_reading(k.this) is not None
         elif isinstance(k, exp.AutoIncrementColumnConstraint):
             auto = True
         elif isinstance(k, exp.PrimaryKeyColumnConstraint):
@@ -356,13 +357,6 @@ def _column_def(cd: exp.ColumnDef) -> tuple[Column, list[Key]]:
         auto, nullable = True, False
         keys.append(Key(KeyKind.UNIQUE, (name,)))
     return Column(name, type_name, nullable, has_default, auto, generated, deps, default_now, on_update_now), keys
-
-
-def _clock(e: object) -> bool:
-    """CURRENT_TIMESTAMP[(n)] / NOW([n]) / LOCALTIMESTAMP as a default: a value the server computes per row."""
-    if isinstance(e, exp.CurrentTimestamp):
-        return True
-    return isinstance(e, exp.Anonymous) and e.name.upper() in ("NOW", "LOCALTIME", "LOCALTIMESTAMP")
 
 
 def _key_columns(node: exp.Expression) -> tuple[tuple[str, ...], bool]:

@@ -86,11 +86,18 @@ def opaque(v: Value) -> bool:
     return v is UNKNOWN or isinstance(v, Moment)
 
 
+def clock_reading(e: object) -> Moment | None:
+    """NOW(), CURRENT_TIMESTAMP(6), CURDATE(), ...: the reading (predictor/moments.py), else None."""
+    if not isinstance(e, exp.Expression):
+        return None
+    name = e.name.upper() if isinstance(e, exp.Anonymous) else _CLOCK_NODES.get(type(e))
+    return CLOCK.get(name) if name is not None else None  # an argument is the fractional-second precision
+
+
 def _clock(e: exp.Expression, row: Row, values: Row | None) -> Value | None:
     """A clock reading, or one shifted by an INTERVAL (predictor/moments.py); None if ``e`` is neither."""
-    name = e.name.upper() if isinstance(e, exp.Anonymous) else _CLOCK_NODES.get(type(e))
-    if name is not None:
-        return CLOCK.get(name)  # an argument is the fractional-second precision
+    if isinstance(e, exp.Anonymous) or type(e) in _CLOCK_NODES:
+        return clock_reading(e)
     sign = 1 if isinstance(e, exp.Add | exp.DateAdd) else -1 if isinstance(e, exp.Sub | exp.DateSub) else 0
     if not sign:
         return None

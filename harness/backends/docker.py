@@ -25,7 +25,6 @@ import re
 import secrets
 import shutil
 import signal
-import socket
 import tempfile
 import threading
 import time
@@ -45,7 +44,7 @@ from testcontainers.core.docker_client import DockerClient as TcClient
 import docker
 from harness import images
 from harness.backends.base import Flavor
-from harness.backends.pair import PairBase, Registry, start_with_retries
+from harness.backends.pair import PairBase, Registry, free_port, start_with_retries
 from harness.connect import query
 from harness.wait import PortOpen, SqlPing
 from predictor.exceptions import ImageBuildError, RplayError, ServerStartError, UsageError
@@ -350,12 +349,6 @@ def _install_handlers() -> None:
 # servers
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class DockerServer:
     """One server in one container; its files live under ``root`` (same path on host and in container)."""
 
@@ -541,7 +534,7 @@ class DockerBackend:
         base = os.environ.get("RPLAY_TMPDIR") or None
         root = Path(tempfile.mkdtemp(prefix="rplay-docker-", dir=base))
         pair_id = root.name.removeprefix("rplay-docker-").lower().replace("_", "")
-        servers = [DockerServer(role, info, root / role, _free_port(), sid, pair_id)
+        servers = [DockerServer(role, info, root / role, free_port(), sid, pair_id)
                    for role, sid in (("primary", 1), ("replica", 2))]
         pair = DockerPair(root, servers[0], servers[1], self.timeout)
         try:

@@ -17,7 +17,6 @@ import os
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import threading
@@ -28,7 +27,7 @@ from types import FrameType
 from typing import Any
 
 from harness.backends.base import Flavor
-from harness.backends.pair import PairBase, Registry, start_with_retries
+from harness.backends.pair import PairBase, Registry, free_port, start_with_retries
 from harness.connect import DATABASE, query
 from harness.topology import attach_replica
 from harness.wait import PortOpen, SqlPing
@@ -160,12 +159,6 @@ def _die_with_parent() -> Callable[[], None] | None:
 
 # ---------------------------------------------------------------------------------------------------------
 # servers
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class LocalServer:
@@ -368,7 +361,7 @@ class LocalBackend:
         b = self.binaries
         template = template_for(b)
         root = Path(tempfile.mkdtemp(prefix="rplay-pair-"))
-        servers = [LocalServer(role, self.flavor, root / role, _free_port(), secrets.token_urlsafe(18),
+        servers = [LocalServer(role, self.flavor, root / role, free_port(), secrets.token_urlsafe(18),
                                sid, b) for role, sid in (("primary", 1), ("replica", 2))]
         pair = LocalPair(root, servers[0], servers[1], self.timeout)
         try:

@@ -4,6 +4,7 @@ lifecycle (reset through ``topology``, an idempotent ``close`` that always remov
 from __future__ import annotations
 
 import shutil
+import socket
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -14,6 +15,13 @@ from harness.topology import reset_pair
 from predictor.exceptions import ServerStartError
 
 P = TypeVar("P")
+
+
+def free_port() -> int:
+    """A loopback port free right now (start_with_retries covers one taken before the server binds it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
 def start_with_retries(start: Callable[[Mapping[str, str]], P], server_opts: Mapping[str, str] | None) -> P:
