@@ -18,6 +18,7 @@ import pymysql
 from pymysql.connections import Connection
 
 from harness.backends.base import Flavor, Pair, Server
+from harness.binlog.match import Statement as Shape
 from harness.connect import DATABASE, connect, describe, error_code, error_message, is_gone, quote_literal
 from harness.execution import Execution, Level, ServerMessage
 from harness.topology import version_tuple
@@ -43,8 +44,10 @@ class ReplayOptions:
     fences: bool | None = None
     """Read the primary's binlog end after each statement (one SHOW MASTER/BINARY LOG STATUS): tells
     ``observe`` which statement was running when each group was written, so concurrent sessions' groups
-    without a thread id (MariaDB row-only transactions) are attributed exactly. None: only when the workload
-    has more than one session (a single session's groups are its own; the extra query costs ~1.5x replay)."""
+    without a thread id (MariaDB row-only transactions) are attributed exactly, and so are the groups an
+    autocommit CALL writes (one per body statement, texts alike across CALLs). None: only when the workload
+    has more than one session or a CALL (else a single session's groups are its own by text; the extra query
+    costs ~1.5x replay)."""
     replica_timeout: float = 30.0
     """How long a ``-- replica`` statement waits for the replica to catch up first."""
     statement_timeout: float = 600.0
@@ -262,7 +265,8 @@ def replay(workload: Workload, pair: Pair, options: ReplayOptions | None = None,
     opts = options or ReplayOptions()
     if opts.fences is None:
         sessions = {s.session for s in workload.statements if not s.replica_only}
-        opts = replace(opts, fences=len(sessions) > 1)
+        calls = any(Shape(s.sql).is_call for s in workload.statements if not s.replica_only)
+        opts = replace(opts, fences=len(sessions) > 1 or calls)
     result = ReplayResult([])
     started = time.perf_counter()
     total = len(workload.statements)

@@ -13,6 +13,7 @@ from predictor import nodes
 from predictor.catalog import Column, Generated, Key, KeyKind, Table
 from predictor.dialect import RplayMySQL
 from predictor.evaluate import clock_reading
+from predictor.loops import Loop, counted_loop
 from predictor.parse import Unparsed, parse
 from predictor.routines import Signature, signature
 
@@ -116,6 +117,7 @@ class StatementInfo:
     body: tuple[StatementInfo, ...] = ()
     signature: Signature | None = None  # a routine's parameters and variables
     text: str | None = None  # a body statement's SQL, for CALL to substitute its arguments into
+    loop: Loop | None = None  # the counted loop a body statement is in (predictor/loops.py)
     select: StatementInfo | None = None  # view body / CREATE ... SELECT source facts
     xa: str | None = None
     chain: bool = False
@@ -456,6 +458,8 @@ def _create(tree: exp.Create) -> StatementInfo:
                              engine=engine, targets=(name,), name=name)
     if kind == "VIEW":
         view_sel = _select(tree.expression) if tree.expression is not None else None
+        if view_sel is not None and not isinstance(tree.this, exp.Schema):  # no column list: names from the SELECT
+            view_sel = replace(view_sel, text=_text(tree.expression))  # the data model reads views' rows
         return StatementInfo(Kind.CREATE_VIEW, name=name, select=view_sel, targets=(name,),
                              replace=bool(tree.args.get("replace")))
     if kind == "SEQUENCE":
@@ -585,25 +589,34 @@ def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:
         return ()
     out: list[StatementInfo] = []
     control = (exp.Block, exp.IfBlock, exp.WhileBlock, exp.RepeatBlock, exp.LoopBlock, exp.CaseStatement)
+    loops = 0
 
-    def visit(n: exp.Expression) -> None:
+    def visit(n: exp.Expression, loop: Loop | None) -> None:
+        nonlocal loops
         if isinstance(n, control):
+            if loop is None and isinstance(n, exp.WhileBlock | exp.RepeatBlock):
+                loops += 1
+                loop = counted_loop(n, node, loops)
             for child in _children(n):
-                visit(child)
-        elif isinstance(n, exp.Return | exp.Declare | exp.Leave | exp.Iterate | nodes.DeclareCursor |
-                        nodes.DeclareCondition | nodes.CursorOp | nodes.Signal):
+                visit(child, loop)
+            return
+        if isinstance(n, exp.Return | exp.Declare | exp.Leave | exp.Iterate | nodes.DeclareCursor |
+                      nodes.DeclareCondition | nodes.CursorOp | nodes.Signal):
             info = _common(n, [], kind=Kind.NOOP)
-            if info.functions or info.sysvars or info.reads:
-                out.append(info)
+            if not (info.functions or info.sysvars or info.reads):
+                return
         elif isinstance(n, nodes.DeclareHandler):
             b = n.args.get("body")
             if isinstance(b, exp.Expression):
-                visit(b)
+                visit(b, loop)
+            return
         else:
             info = analyze_tree(n)
-            out.append(replace(info, text=_text(n)) if info.kind in _TEXT_KINDS else info)
+            if info.kind in _TEXT_KINDS:
+                info = replace(info, text=_text(n))
+        out.append(replace(info, loop=loop) if loop is not None else info)
 
-    visit(node)
+    visit(node, None)
     return tuple(out)
 
 

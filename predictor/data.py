@@ -18,8 +18,9 @@ from enum import Enum
 from sqlglot import exp
 
 from predictor.catalog import Table
-from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, Source, Value, opaque, truth, value
+from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, Value, opaque, truth, value
 from predictor.moments import Moment, same_second
+from predictor.query import Source
 
 MAX_TRACKED = 200
 PARSE_BUDGET = 150
@@ -120,6 +121,9 @@ class TableData:
                     r[c.lower()] = UNKNOWN
 
 
+POSITION = "#pos"  # a row's place in TableData.rows, in rows given to a multi-table DELETE / UPDATE
+
+
 @dataclass
 class DataModel:
     tables: dict[str, TableData] = field(default_factory=dict)
@@ -185,12 +189,13 @@ class DataModel:
             return None
         return d
 
-    def source(self, t: Table) -> Source | None:
-        """``t``'s rows for a SELECT; InnoDB-like tables in primary-key order, others in insertion order."""
+    def source(self, t: Table, positions: bool = False) -> Source | None:
+        """``t``'s rows for a SELECT; InnoDB-like tables in primary-key order, others in insertion order.
+        ``positions``: each row also holds ``#pos``, its place for ``delete_where`` / ``update_where``."""
         d = self.tracked(t)
         if d is None:
             return None
-        rows = d.live()
+        rows = [r | {POSITION: i} for i, r in enumerate(d.rows) if r is not None] if positions else d.live()
         if d.keys and t.keys and t.keys[0].kind.value == "primary":
             try:
                 rows = sorted(rows, key=lambda r: tuple(r[c] for c in d.keys[0]))
@@ -245,14 +250,16 @@ class DataModel:
         else:
             d.set_unknown(sorted(low))
 
-    def delete_where(self, t: Table, where: exp.Expression | None, limit: int | None = None) -> int | None:
-        """A single-table DELETE: remove the rows its WHERE selects; the number removed, or None (and the
-        table is no longer tracked) when the WHERE cannot be evaluated."""
+    def delete_where(self, t: Table, where: exp.Expression | None, limit: int | None = None,
+                     positions: Sequence[int] | None = None) -> int | None:
+        """A single-table DELETE: remove the rows its WHERE selects (or the rows at ``positions``, which a
+        multi-table DELETE selected); the number removed, or None (and the table is no longer tracked) when
+        the WHERE cannot be evaluated."""
         d = self.tracked(t)
         if d is None:
             return None
         try:
-            doomed = self._matching(t, d, where, limit)
+            doomed = self._matching(t, d, where, limit) if positions is None else sorted(set(positions))
         except CannotEvaluate:
             d.tracked = False
             return None
@@ -261,9 +268,11 @@ class DataModel:
         return len(doomed)
 
     def update_where(self, t: Table, where: exp.Expression | None, assignments: Sequence[tuple[str, exp.Expression]],
-                     limit: int | None = None, ignore_clashes: bool = False) -> tuple[int, int] | None:
-        """A single-table UPDATE: the rows its WHERE selects get the assigned values; returns (rows changed,
-        rows skipped by IGNORE), None when that cannot be said (changed columns then become unknown).
+                     limit: int | None = None, ignore_clashes: bool = False,
+                     positions: Sequence[int] | None = None) -> tuple[int, int] | None:
+        """A single-table UPDATE: the rows its WHERE selects (or the rows at ``positions``, which a
+        multi-table UPDATE selected) get the assigned values; returns (rows changed, rows skipped by IGNORE),
+        None when that cannot be said (changed columns then become unknown).
 
         ``ignore_clashes``: UPDATE IGNORE moving a key, row by row in scan order, skipping a row whose new key
         is taken at that moment (MySQL); otherwise a moved key stops the tracking."""
@@ -272,7 +281,7 @@ class DataModel:
             return None
         cols = [c.lower() for c, _ in assignments]
         try:
-            hit = self._matching(t, d, where, limit)
+            hit = self._matching(t, d, where, limit) if positions is None else sorted(set(positions))
         except CannotEvaluate:
             self.changed_columns(t, cols)
             return None

@@ -16,18 +16,19 @@ from predictor.analyze import DML_KINDS, ONE_ROW, Kind, Op, StatementInfo
 from predictor.binlog import Binlog, Builder, copy_record
 from predictor.catalog import Catalog, Column, KeyKind, Routine, Table, Trigger, View
 from predictor.context import Context
-from predictor.data import DataModel, Mode, values_rows
+from predictor.data import POSITION, DataModel, Mode, values_rows
 from predictor.decide import ER_GTID_UNSAFE_NON_TRANSACTIONAL_TABLE, decide, gtid_consistency
-from predictor.evaluate import Row, Source, select_rows
+from predictor.evaluate import Row
 from predictor.images import images
 from predictor.injection import InjectedRows, InjectionError, injected_rows
 from predictor.literals import UNSURE, Unsure, literal_rows
 from predictor.nodes import BinlogEvent
 from predictor.parse import parse
 from predictor.profiles import Profile
+from predictor.query import Source, matching_rows, resolved, select_rows
 from predictor.records import StatementRecord
 from predictor.resolve import lookup, resolve
-from predictor.routines import Bindings, Signature, bind, call_bindings
+from predictor.routines import UNKNOWN_NAME, Bindings, Signature, bind, call_bindings
 from predictor.session import Cache, Piece, SessionState, canonical_var, normalize_value
 from predictor.unsafe import classify
 
@@ -503,17 +504,19 @@ def _with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionStat
         t = lookup(w.table, p.catalog, s)
         if t is None or t.temporary:
             continue
-        if info.kind in (Kind.DELETE, Kind.UPDATE) and not info.multi_table and p.data.tracked(t) is not None \
-                and p.data.may_parse():
+        if info.kind in (Kind.DELETE, Kind.UPDATE) and p.data.tracked(t) is not None and p.data.may_parse():
             tree = parse(sql)
             where = tree.args.get("where") if isinstance(tree, (exp.Delete, exp.Update)) else None
-            cond = where.this if where is not None else None
+            cond = resolved(where.this, lambda name: _source(p, name, s)) if where is not None else None
+            positions = _selected(p, tree, t, s) if info.multi_table and isinstance(tree, exp.Expression) else None
+            if info.multi_table and positions is None:
+                cond = exp.Anonymous(this=UNKNOWN_NAME)  # a join the model cannot follow: rows unknown
             if isinstance(tree, exp.Delete):
-                changed = p.data.delete_where(t, cond, info.limit)
+                changed = p.data.delete_where(t, cond, info.limit, positions)
             elif isinstance(tree, exp.Update):
-                res = p.data.update_where(t, cond, [(e.this.name, e.expression) for e in tree.expressions
-                                                    if isinstance(e, exp.EQ)], info.limit,
-                                          ignore_clashes=info.ignore and p.profile.UPDATE_IGNORE_CLASHES_IN_SCAN_ORDER)
+                res = p.data.update_where(t, cond, _assignments_to(tree, t), info.limit,
+                                          ignore_clashes=info.ignore and p.profile.UPDATE_IGNORE_CLASHES_IN_SCAN_ORDER,
+                                          positions=positions)
                 changed = None if res is None else res[0]
                 if res is not None and res[1]:
                     out = replace(out, warnings=out.warnings | {1062})
@@ -528,10 +531,45 @@ def _with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionStat
                 trx = tuple(x for x in out.trx if not (x.rows and x.table == t.name))
                 out = replace(out, stmt_cache=stmt_cache, trx=trx, logged=bool(stmt_cache or trx))
         elif info.kind is Kind.UPDATE and w.columns is not None and p.data.parses_left > 0:
-            p.data.changed_columns(t, w.columns)  # multi-table UPDATE: the columns it sets are unknown
+            p.data.changed_columns(t, w.columns)  # the parse budget is spent: the columns it sets are unknown
         else:
             p.data.forget(w.table)  # DELETE, LOAD, or the parse budget is spent
     return out
+
+
+def _selected(p: Predictor, tree: exp.Expression, t: Table, s: SessionState) -> list[int] | None:
+    """Positions of ``t``'s rows a multi-table DELETE / UPDATE selects (predictor/query.py), or None."""
+    using = tree.args.get("using")
+    frm = using[0] if isinstance(using, list) and using else tree.this
+    if not isinstance(frm, exp.Table):
+        return None
+    tables = [frm, *(j.this for j in frm.args.get("joins") or ())]
+    aliases = [x.alias_or_name.lower() for x in tables if isinstance(x, exp.Table) and x.name.lower() == t.name.lower()]
+    if len(aliases) != 1:
+        return None  # a self-join: which side a row is on is not followed
+
+    def sources(name: str) -> Source | None:
+        return p.data.source(t, positions=True) if name.lower() == t.name.lower() else _source(p, name, s)
+
+    first = frm.copy()
+    first.set("joins", None)
+    where = tree.args.get("where")
+    rows = matching_rows(first, frm.args.get("joins") or (), where.this if where is not None else None, sources)
+    key = f"{aliases[0]}.{POSITION}"
+    if rows is None or not all(isinstance(r.get(key), int) for r in rows):
+        return None
+    return [r[key] for r in rows]  # type: ignore[misc]
+
+
+def _assignments_to(tree: exp.Update, t: Table) -> list[tuple[str, exp.Expression]]:
+    """The SET items of an UPDATE that assign ``t``'s columns (a multi-table UPDATE names their table)."""
+    frm = tree.this
+    tables = [frm, *(j.this for j in frm.args.get("joins") or ())] if isinstance(frm, exp.Table) else []
+    own = {x.alias_or_name.lower() for x in tables if isinstance(x, exp.Table) and x.name.lower() == t.name.lower()}
+    names = {c.name.lower() for c in t.columns}
+    return [(e.this.name, e.expression) for e in tree.expressions if isinstance(e, exp.EQ) and
+            isinstance(e.this, exp.Column) and (e.this.table.lower() in own if e.this.table else
+                                                e.this.name.lower() in names)]
 
 
 def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, out: _Outcome) -> _Outcome:
@@ -623,9 +661,21 @@ def _statement_rows(p: Predictor, tree: exp.Insert, t: Table, s: SessionState) -
     return [dict(zip(cols, v, strict=True)) for v in values]
 
 
-def _source(p: Predictor, name: str, s: SessionState) -> Source | None:
+def _source(p: Predictor, name: str, s: SessionState, depth: int = 0) -> Source | None:
+    """The rows of a table or view the data model follows (for a SELECT), else None."""
     t = lookup(name, p.catalog, s)
-    return None if t is None or t.temporary else p.data.source(t)
+    if t is not None:
+        return None if t.temporary else p.data.source(t)
+    view = p.catalog.view(name)
+    text = view.select.text if view is not None and view.select is not None else None
+    if text is None or depth > 8:
+        return None
+    tree = parse(text)
+    got = select_rows(tree, lambda inner: _source(p, inner, s, depth + 1)) if isinstance(tree, exp.Expression) else None
+    if got is None:
+        return None
+    names, rows = got
+    return Source(names, [dict(zip(names, r, strict=True)) for r in rows])
 
 
 def _decide_dml(p: Predictor, seq: int, info: StatementInfo, s: SessionState) -> _Outcome:
@@ -1217,20 +1267,52 @@ def handle_call(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) 
 def _unroll(p: Predictor, b: Builder, routine: Routine, s: SessionState, call: str, outer: Bindings | None,
             depth: int) -> None:
     """CALL is unrolled: each statement of the body is decided and logged on its own, under the CALL, with
-    the CALL's arguments in its text where the data model follows what it writes (predictor/routines.py)."""
-    bindings: Bindings | None = None
-    for sub in routine.body:
+    the CALL's arguments in its text where the data model follows what it writes (predictor/routines.py);
+    a counted loop's statements once per pass (predictor/loops.py)."""
+    body = routine.body
+    bound: dict[str, Bindings] = {}  # computed on first need: "" -> the CALL's bindings
+
+    def bindings() -> Bindings:
+        if "" not in bound:
+            bound[""] = (call_bindings(call, routine.signature, outer) if p.data.may_parse() else None) or {}
+        return bound[""]
+
+    i = 0
+    while i < len(body) and b.error is None:
+        loop = body[i].loop
+        j = i + 1
+        while loop is not None and j < len(body) and body[j].loop == loop:
+            j += 1
+        if loop is None:
+            _run(p, b, routine, s, body[i:j], bindings, depth)
+        else:
+            base = bindings()
+            passes = loop.passes(base)
+            for counter in passes if passes is not None else [None]:
+                values = base if counter is None else {**base, loop.var: exp.Literal.number(counter)}
+                if not _run(p, b, routine, s, body[i:j], _constant(values), depth):
+                    break
+        i = j
+
+
+def _constant(values: Bindings) -> Callable[[], Bindings]:
+    return lambda: values
+
+
+def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements: tuple[StatementInfo, ...],
+         bindings: Callable[[], Bindings], depth: int) -> bool:
+    """Decide and log body statements under the CALL's builder; False when one failed (the CALL ends)."""
+    for sub in statements:
         text = None
         if sub.text is not None and _follows(p, sub):
-            if bindings is None:
-                bindings = (call_bindings(call, routine.signature, outer) if p.data.may_parse() else None) or {}
-            text = bind(sub.text, bindings) if bindings or not routine.signature.params else None
+            values = bindings()
+            text = bind(sub.text, values) if values or not routine.signature.params else None
         if sub.kind is Kind.CALL and depth < 8:
             r = p.catalog.routine("PROCEDURE", sub.name or "")
             if r is not None:
-                _unroll(p, b, r, s, text or "", bindings, depth + 1)
+                _unroll(p, b, r, s, text or "", bindings(), depth + 1)
                 if b.error is not None:
-                    break  # an error in a called procedure ends its callers too
+                    return False  # an error in a called procedure ends its callers too
             continue
         sb = Builder(b.seq, b.session, text or b.sql)
         p.binlog.builders[b.seq] = sb
@@ -1247,7 +1329,8 @@ def _unroll(p: Predictor, b: Builder, routine: Routine, s: SessionState, call: s
         p.binlog.builders[b.seq] = b
         if sb.error is not None:
             b.error = sb.error
-            break
+            return False
+    return True
 
 
 def _follows(p: Predictor, sub: StatementInfo) -> bool:

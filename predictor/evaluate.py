@@ -1,16 +1,16 @@
-"""Evaluate the small expressions and SELECTs whose values decide a duplicate key.
+"""Evaluate the small expressions whose values decide a duplicate key or which rows a WHERE selects.
 
-Only what the data model needs: literals, column references, + - * on integers, comparisons joined by
-AND/OR/NOT, and SELECT over one known table (or none) with UNION [ALL]. Anything else is "cannot say":
-an expression becomes ``UNKNOWN`` (fine for a value nobody compares), a SELECT becomes None.
+Only what the data model needs: literals, column references, + - * on integers, comparisons and IN joined
+by AND/OR/NOT (three-valued, as SQL), clock readings. Anything else is "cannot say": an expression becomes
+``UNKNOWN`` (fine for a value nobody compares), a condition raises ``CannotEvaluate``. SELECTs are
+evaluated in ``predictor/query.py``.
 """
 
 from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from sqlglot import exp
 
@@ -42,15 +42,14 @@ class CannotEvaluate(Exception):
     """Raised inside the evaluator; callers turn it into None."""
 
 
-@dataclass(frozen=True)
-class Source:
-    """A table a SELECT reads: its column names (lower case, table order) and its rows."""
+class Known(exp.Expression):
+    """A value computed already (a subquery's result, an aggregate over a group) put back into a tree."""
 
-    columns: tuple[str, ...]
-    rows: Sequence[Row]
+    arg_types: ClassVar[dict[str, bool]] = {"this": True}  # (value,): a tuple, so that NULL is not a missing argument
 
 
-Sources = Callable[[str], Source | None]
+def known(v: Value) -> Known:
+    return Known(this=(v,))
 
 
 def literal(e: exp.Expression) -> Value:
@@ -125,8 +124,14 @@ def value(e: exp.Expression, row: Row, values: Row | None = None) -> Value:
     """Evaluate ``e`` against ``row``; ``values`` serves VALUES(col) (ON DUPLICATE KEY UPDATE)."""
     if isinstance(e, exp.Paren):
         return value(e.this, row, values)
+    if isinstance(e, Known):
+        return e.this[0]
     if isinstance(e, (exp.Column, exp.Identifier)):
         name = e.name.lower()
+        if isinstance(e, exp.Column) and e.table:
+            qualified = f"{e.table.lower()}.{name}"  # rows of a join also hold "alias.column"
+            if qualified in row:
+                return row[qualified]
         if name not in row:
             raise CannotEvaluate(f"unknown column {name}")
         return row[name]
@@ -162,10 +167,18 @@ def value(e: exp.Expression, row: Row, values: Row | None = None) -> Value:
                 raise CannotEvaluate("comparison across types")
             return 1 if fn(a, b) else 0
     if isinstance(e, (exp.And, exp.Or)):
-        a, b = truth(e.this, row), truth(e.expression, row)
-        return int(a and b) if isinstance(e, exp.And) else int(a or b)
+        return _connective(e, row, values)
     if isinstance(e, exp.Not):
-        return int(not truth(e.this, row))
+        negated = _logical(e.this, row, values)
+        return None if negated is None else 1 - negated
+    if isinstance(e, exp.In):
+        if e.args.get("query") is not None or e.args.get("unnest") is not None or e.args.get("field") is not None:
+            raise CannotEvaluate("IN over a subquery not evaluated")
+        return _member(value(e.this, row, values), [value(x, row, values) for x in e.expressions])
+    if isinstance(e, exp.Between):
+        low = exp.GTE(this=e.this, expression=e.args["low"])
+        high = exp.LTE(this=e.this, expression=e.args["high"])
+        return _connective(exp.And(this=low, expression=high), row, values)
     if isinstance(e, exp.Is) and isinstance(e.expression, exp.Null):
         v = value(e.this, row, values)
         if v is UNKNOWN:
@@ -180,86 +193,59 @@ def value(e: exp.Expression, row: Row, values: Row | None = None) -> Value:
 
 
 def truth(e: exp.Expression, row: Row) -> bool:
+    """Whether a WHERE / ON / HAVING condition selects ``row`` (NULL does not)."""
     v = value(e, row)
     if v is UNKNOWN:
         raise CannotEvaluate("condition on an unknown value")
     return bool(v) if isinstance(v, int) else False
 
 
-def output_name(e: exp.Expression) -> str:
-    """The column name a SELECT item gets (CREATE ... SELECT matches columns by it)."""
-    return (e.alias_or_name or e.sql(dialect="mysql")).lower()
+def _logical(e: exp.Expression, row: Row, values: Row | None) -> int | None:
+    """A condition's SQL truth value: 1, 0 or None (NULL)."""
+    v = value(e, row, values)
+    if v is None or isinstance(v, int):
+        return None if v is None else int(bool(v))
+    raise CannotEvaluate("condition on a value that is not a number")
 
 
-def select_rows(q: exp.Expression, sources: Sources) -> tuple[tuple[str, ...], list[list[Value]]] | None:
-    """Output column names and rows of a SELECT / UNION, or None when it cannot be evaluated."""
-    try:
-        return _query(q, sources)
-    except (CannotEvaluate, RecursionError):
-        return None
-
-
-def _query(q: exp.Expression, sources: Sources) -> tuple[tuple[str, ...], list[list[Value]]]:
-    if isinstance(q, exp.Subquery):
-        return _query(q.this, sources)
-    if isinstance(q, exp.Union):
-        names, left = _query(q.this, sources)
-        _, right = _query(q.expression, sources)
-        if right and left and len(right[0]) != len(left[0]):
-            raise CannotEvaluate("UNION of different widths")
-        rows = left + right
-        if q.args.get("distinct"):
-            rows = _distinct(rows)
-        return names, rows
-    if not isinstance(q, exp.Select):
-        raise CannotEvaluate(type(q).__name__)
-    for arg in ("joins", "group", "having", "limit", "offset", "windows", "with_", "with"):
-        if q.args.get(arg):
-            raise CannotEvaluate(f"SELECT with {arg}")
-    if any(isinstance(x, exp.AggFunc) for x in q.find_all(exp.AggFunc)):
-        raise CannotEvaluate("aggregate")
-    frm = q.args.get("from_") or q.args.get("from")
-    src_rows: Sequence[Row] = [{}]
-    src_cols: tuple[str, ...] = ()
-    if frm is not None:
-        t = frm.this
-        if not isinstance(t, exp.Table) or t.args.get("joins"):
-            raise CannotEvaluate("FROM is not one table")
-        src = sources(t.name)
-        if src is None:
-            raise CannotEvaluate(f"rows of {t.name} unknown")
-        src_rows, src_cols = src.rows, src.columns
-    where = q.args.get("where")
-    out_names: list[str] = []
-    out: list[list[Value]] = []
-    for e in q.expressions:
-        if isinstance(e, exp.Star):
-            out_names.extend(src_cols)
-        else:
-            out_names.append(output_name(e))
-    for row in src_rows:
-        if where is not None and not truth(where.this, row):
+def _connective(e: exp.Expression, row: Row, values: Row | None) -> int | None:
+    """AND / OR with SQL's three values; a side that cannot be evaluated only matters if the other does not
+    decide (FALSE AND x, TRUE OR x)."""
+    decides = 0 if isinstance(e, exp.And) else 1
+    sides: list[int | None] = []
+    unknown = False
+    for side in (e.this, e.expression):
+        try:
+            v = _logical(side, row, values)
+        except CannotEvaluate:
+            unknown = True
             continue
-        vals: list[Value] = []
-        for e in q.expressions:
-            if isinstance(e, exp.Star):
-                vals.extend(row.get(c, UNKNOWN) for c in src_cols)
-            else:
-                vals.append(value(e.this if isinstance(e, exp.Alias) else e, row))
-        out.append(vals)
-    if q.args.get("distinct"):
-        out = _distinct(out)
-    return tuple(out_names), out
+        if v == decides:
+            return decides
+        sides.append(v)
+    if unknown:
+        raise CannotEvaluate("condition on an unknown value")
+    return None if None in sides else 1 - decides
 
 
-def _distinct(rows: list[list[Value]]) -> list[list[Value]]:
-    seen: set[tuple[Value, ...]] = set()
-    out: list[list[Value]] = []
-    for r in rows:
-        if any(opaque(v) for v in r):
-            raise CannotEvaluate("DISTINCT over unknown values")
-        key = tuple(r)
-        if key not in seen:
-            seen.add(key)
-            out.append(r)
-    return out
+def _member(v: Value, items: Sequence[Value]) -> int | None:
+    """``v IN (items)`` with SQL's NULL rules."""
+    if not items:
+        return 0
+    if v is None:
+        return None
+    if opaque(v):
+        raise CannotEvaluate("IN of an unknown value")
+    null = unknown = False
+    for x in items:
+        if x is None:
+            null = True
+        elif opaque(x):
+            unknown = True
+        elif type(x) is not type(v):
+            raise CannotEvaluate("comparison across types")
+        elif x == v:
+            return 1
+    if unknown:
+        raise CannotEvaluate("IN over unknown values")
+    return None if null else 0

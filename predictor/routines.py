@@ -20,7 +20,7 @@ from predictor.parse import parse
 
 Bindings = Mapping[str, exp.Expression]  # lower-case name -> its value as an expression
 
-_UNKNOWN_NAME = "RPLAY_UNKNOWN"
+UNKNOWN_NAME = "RPLAY_UNKNOWN"
 
 
 @dataclass(frozen=True)
@@ -43,17 +43,22 @@ def signature(tree: exp.Expression) -> Signature:
                 default = item.args.get("default")
                 text = default.sql(dialect=RplayMySQL) if isinstance(default, exp.Expression) else None
                 variables += [(n.name.lower(), text) for n in _names(item.this)]
-    assigned: set[str] = set()
+    return Signature(params, tuple(variables), frozenset(assignments(tree)))
+
+
+def assignments(tree: exp.Expression) -> list[str]:
+    """The lower-case names a body assigns, once per assignment (SET, INTO, FETCH, a nested CALL's args)."""
+    out: list[str] = []
     for item in tree.find_all(exp.SetItem):
         target = item.this.this if isinstance(item.this, exp.EQ) else None
         if isinstance(target, exp.Column) and not target.table:
-            assigned.add(target.name.lower())
+            out.append(target.name.lower())
     for node in (*tree.find_all(exp.Into), *tree.find_all(nodes.CursorOp), *tree.find_all(nodes.Call)):
         parts = node.expressions if node.expressions else [node.this]
         for part in parts:
             if isinstance(part, exp.Expression):
-                assigned |= {n.name.lower() for n in part.find_all(exp.Identifier)}
-    return Signature(params, tuple(variables), frozenset(assigned))
+                out += [n.name.lower() for n in part.find_all(exp.Identifier)]
+    return out
 
 
 def _names(node: object) -> list[exp.Expression]:
@@ -75,7 +80,7 @@ def call_bindings(call: str, sig: Signature, outer: Bindings | None = None) -> B
         if mode == "OUT":
             out[name] = exp.Null()  # an OUT parameter starts NULL; assigned below if the body sets it
         else:
-            value = _substitute(arg, outer or {})
+            value = substitute(arg, outer or {})
             out[name] = value if _constant(value) else _unknown()
     for name, default in sig.variables:
         value_tree = parse(f"SELECT {default}") if default is not None else None
@@ -94,10 +99,10 @@ def bind(text: str, bindings: Bindings) -> str | None:
     tree = parse(text)
     if not isinstance(tree, exp.Expression):
         return None
-    return _substitute(tree, bindings).sql(dialect=RplayMySQL)
+    return substitute(tree, bindings).sql(dialect=RplayMySQL)
 
 
-def _substitute(tree: exp.Expression, bindings: Bindings) -> exp.Expression:
+def substitute(tree: exp.Expression, bindings: Bindings) -> exp.Expression:
     if not bindings:
         return tree
     tree = tree.copy()
@@ -121,4 +126,4 @@ def _constant(e: exp.Expression) -> bool:
 
 
 def _unknown() -> exp.Expression:
-    return exp.Anonymous(this=_UNKNOWN_NAME)
+    return exp.Anonymous(this=UNKNOWN_NAME)

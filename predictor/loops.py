@@ -1,0 +1,135 @@
+"""Counted loops in procedure bodies: run their statements as many times as the CALL's arguments say.
+
+A loop is counted when a local variable with a DEFAULT is compared with a bound in the loop's test,
+the loop's last statement is ``SET var = var + step`` (a positive constant), nothing else assigns the
+variable and no LEAVE / ITERATE can cut a pass short::
+
+    DECLARE i INT DEFAULT 0;
+    WHILE i < times DO ... SET i = i + 1; END WHILE;      -- or REPEAT ... SET i = i + 1; UNTIL i >= times
+
+At CALL time the bound is bound to the arguments; when it is a constant the passes are simulated (each
+pass sees the counter's value). Any other loop, or a bound that is not a constant, runs once, as before.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from predictor.dialect import RplayMySQL
+from predictor.evaluate import CannotEvaluate, value
+from predictor.parse import parse
+from predictor.routines import Bindings, assignments, substitute
+
+MAX_PASSES = 1000  # beyond this a loop is predicted as one pass (the record would be the same; groups not)
+
+_OPS: dict[type[exp.Binary], str] = {exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">=", exp.NEQ: "<>",
+                                     exp.EQ: "="}
+_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "<>": "<>", "=": "="}
+_TESTS: dict[str, Callable[[int, int], bool]] = {"<": operator.lt, "<=": operator.le, ">": operator.gt,
+                                                 ">=": operator.ge, "<>": operator.ne, "=": operator.eq}
+
+
+@dataclass(frozen=True)
+class Loop:
+    """A counted loop: ``var op bound`` keeps a WHILE going or ends a REPEAT."""
+
+    position: int  # the loop's place in the body: tells two loops over one counter apart
+    var: str  # lower-case counter name
+    start: str  # SQL of the counter's DEFAULT
+    op: str  # the comparison, counter on the left
+    bound: str  # SQL of the other side
+    step: int
+    repeat: bool  # REPEAT ... UNTIL: the test comes after the pass and ends the loop
+
+    def passes(self, bindings: Bindings) -> list[int] | None:
+        """The counter's value in each pass, or None when the bound is not known (or too large)."""
+        start, bound = _number(self.start, bindings), _number(self.bound, bindings)
+        if start is None or bound is None:
+            return None
+        test = _TESTS[self.op]
+        out: list[int] = []
+        counter = start
+        while len(out) <= MAX_PASSES:
+            if not self.repeat and not test(counter, bound):
+                return out
+            out.append(counter)
+            counter += self.step
+            if self.repeat and test(counter, bound):
+                return out
+        return None
+
+
+def counted_loop(node: exp.Expression, root: exp.Expression, position: int) -> Loop | None:
+    """``node`` (a WHILE or REPEAT of the body ``root``) as a counted loop, or None."""
+    if isinstance(node, exp.WhileBlock):
+        test, repeat = node.this, False
+    elif isinstance(node, exp.RepeatBlock):
+        test, repeat = node.args.get("until"), True
+    else:
+        return None
+    body = node.args.get("body")
+    if not isinstance(test, exp.Binary) or type(test) not in _OPS or not isinstance(body, exp.Block) \
+            or not body.expressions:
+        return None
+    if any(isinstance(n, exp.Leave | exp.Iterate) for n in body.walk()):
+        return None
+    op = _OPS[type(test)]
+    left, right = test.this, test.expression
+    if not _is_local(left):
+        left, right, op = right, left, _FLIP[op]
+    if not _is_local(left) or any(_is_local(n) and n.name.lower() == left.name.lower() for n in right.walk()):
+        return None
+    var = left.name.lower()
+    step = _step(body.expressions[-1], var)
+    if step is None or assignments(root).count(var) != 1:
+        return None
+    start = _default(root, var)
+    if start is None:
+        return None
+    return Loop(position, var, start, op, right.sql(dialect=RplayMySQL), step, repeat)
+
+
+def _is_local(e: object) -> bool:
+    return isinstance(e, exp.Column) and not e.table
+
+
+def _step(statement: exp.Expression, var: str) -> int | None:
+    """``SET var = var + k`` (or ``k + var``) with a positive constant k: k."""
+    if not isinstance(statement, exp.Set) or len(statement.expressions) != 1:
+        return None
+    eq = statement.expressions[0].this
+    if not (isinstance(eq, exp.EQ) and _is_local(eq.this) and eq.this.name.lower() == var):
+        return None
+    add = eq.expression
+    if not isinstance(add, exp.Add):
+        return None
+    for counter, k in ((add.this, add.expression), (add.expression, add.this)):
+        if _is_local(counter) and counter.name.lower() == var and isinstance(k, exp.Literal) and k.is_int:
+            step = int(k.this)
+            return step if step > 0 else None
+    return None
+
+
+def _default(root: exp.Expression, var: str) -> str | None:
+    """The SQL of ``var``'s DEFAULT (NULL without one); None when ``var`` is not a local variable."""
+    for item in root.find_all(exp.DeclareItem):
+        names = item.this if isinstance(item.this, list) else [item.this]
+        if any(isinstance(n, exp.Expression) and n.name.lower() == var for n in names):
+            default = item.args.get("default")
+            return default.sql(dialect=RplayMySQL) if isinstance(default, exp.Expression) else "NULL"
+    return None
+
+
+def _number(sql: str, bindings: Bindings) -> int | None:
+    tree = parse(f"SELECT {sql}")
+    if not isinstance(tree, exp.Select) or len(tree.expressions) != 1:
+        return None
+    try:
+        v = value(substitute(tree.expressions[0], bindings), {})
+    except CannotEvaluate:
+        return None
+    return v if isinstance(v, int) else None

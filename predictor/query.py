@@ -1,0 +1,271 @@
+"""Evaluate the SELECTs whose rows the data model needs: INSERT ... SELECT, CREATE ... SELECT, subqueries
+in a WHERE, and the rows a multi-table DELETE / UPDATE selects.
+
+A SELECT over known tables (``Sources``: tables and views the data model follows) with inner, cross and
+LEFT joins, WHERE, GROUP BY with COUNT / SUM / MIN / MAX / AVG, HAVING, DISTINCT and UNION [ALL].
+Uncorrelated subqueries (``IN (SELECT ...)``, ``EXISTS``, a scalar ``(SELECT ...)``) are evaluated first
+and put back as values (``evaluate.Known``). Anything else (ORDER BY ... LIMIT, window functions, a
+correlated subquery) is "cannot say": None.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, Value, known, opaque, truth, value
+
+
+@dataclass(frozen=True)
+class Source:
+    """A table a SELECT reads: its column names (lower case, table order) and its rows."""
+
+    columns: tuple[str, ...]
+    rows: Sequence[Row]
+
+
+Sources = Callable[[str], Source | None]
+Result = tuple[tuple[str, ...], list[list[Value]]]  # output column names, rows
+
+_MAX_JOINED = 100_000  # rows of a join beyond which the data model stops following (cost, not meaning)
+
+
+def output_name(e: exp.Expression) -> str:
+    """The column name a SELECT item gets (CREATE ... SELECT matches columns by it)."""
+    return (e.alias_or_name or e.sql(dialect="mysql")).lower()
+
+
+def select_rows(q: exp.Expression, sources: Sources) -> Result | None:
+    """Output column names and rows of a SELECT / UNION, or None when it cannot be evaluated."""
+    try:
+        return _query(q, sources)
+    except (CannotEvaluate, RecursionError):
+        return None
+
+
+def matching_rows(tables: exp.Expression, joins: Sequence[exp.Expression], where: exp.Expression | None,
+                  sources: Sources) -> list[Row] | None:
+    """The joined rows a multi-table DELETE / UPDATE selects (each row holds ``alias.column`` keys), or None."""
+    try:
+        condition = resolved(where, sources) if where is not None else None
+        return [r for r in _joined(tables, joins, sources) if condition is None or truth(condition, r)]
+    except (CannotEvaluate, RecursionError):
+        return None
+
+
+def resolved(e: exp.Expression, sources: Sources) -> exp.Expression:
+    """``e`` with its uncorrelated subqueries replaced by their values (where they can be evaluated)."""
+    if not any(isinstance(n, exp.Subquery | exp.Exists) for n in e.walk()):
+        return e
+
+    def swap(n: exp.Expression) -> exp.Expression:
+        if isinstance(n, exp.In) and isinstance(n.args.get("query"), exp.Expression):
+            got = select_rows(n.args["query"], sources)
+            if got is None or len(got[0]) != 1:
+                return n
+            return exp.In(this=n.this, expressions=[known(r[0]) for r in got[1]])
+        if isinstance(n, exp.Exists):
+            got = select_rows(n.this, sources)
+            return n if got is None else known(int(bool(got[1])))
+        if isinstance(n, exp.Subquery) and not isinstance(n.parent, exp.From | exp.Join):
+            got = select_rows(n, sources)
+            if got is None or len(got[0]) != 1 or len(got[1]) > 1:
+                return n  # more than one row is error 1242: not the data model's to say
+            return known(got[1][0][0] if got[1] else None)
+        return n
+
+    return e.transform(swap)
+
+
+def _query(q: exp.Expression, sources: Sources) -> Result:
+    if isinstance(q, exp.Subquery):
+        return _query(q.this, sources)
+    if isinstance(q, exp.Union):
+        names, left = _query(q.this, sources)
+        _, right = _query(q.expression, sources)
+        if right and left and len(right[0]) != len(left[0]):
+            raise CannotEvaluate("UNION of different widths")
+        both = left + right
+        return names, _distinct(both) if q.args.get("distinct") else both
+    if not isinstance(q, exp.Select):
+        raise CannotEvaluate(type(q).__name__)
+    for arg in ("limit", "offset", "windows", "with_", "with"):
+        if q.args.get(arg):
+            raise CannotEvaluate(f"SELECT with {arg}")
+    frm = q.args.get("from_") or q.args.get("from")
+    rows: list[Row] = list(_joined(frm.this, q.args.get("joins") or (), sources)) if frm is not None else [{}]
+    where = q.args.get("where")
+    if where is not None:
+        filtered = resolved(where.this, sources)
+        rows = [r for r in rows if truth(filtered, r)]
+    items = [resolved(e, sources) for e in q.expressions]
+    names = _names(items, frm, sources)
+    group = q.args.get("group")
+    having = q.args.get("having")
+    if group is not None or having is not None or any(e.find(exp.AggFunc) for e in items):
+        keys = list(group.expressions) if group is not None else []
+        condition = resolved(having.this, sources) if having is not None else None
+        out = [_project(items, g[0] if g else {}, g) for g in _groups(rows, keys)
+               if condition is None or truth(_aggregated(condition, g), g[0] if g else {})]
+    else:
+        out = [_project(items, r, None) for r in rows]
+    if q.args.get("distinct"):
+        out = _distinct(out)
+    return names, out
+
+
+def _names(items: Sequence[exp.Expression], frm: exp.Expression | None, sources: Sources) -> tuple[str, ...]:
+    out: list[str] = []
+    for e in items:
+        if isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star)):
+            out += [c for _, c in _star_columns(e, frm, sources)]
+        else:
+            out.append(output_name(e))
+    return tuple(out)
+
+
+def _star_columns(e: exp.Expression, frm: exp.Expression | None, sources: Sources) -> list[tuple[str, str]]:
+    """(alias, column) pairs a ``*`` or ``t.*`` stands for (the FROM table's only: joins need names)."""
+    t = frm.this if frm is not None else None
+    if not isinstance(t, exp.Table):
+        raise CannotEvaluate("* over a join")
+    src = sources(t.name)
+    if src is None:
+        raise CannotEvaluate(f"rows of {t.name} unknown")
+    alias = (t.alias_or_name or t.name).lower()
+    return [(alias, c) for c in src.columns]
+
+
+def _project(items: Sequence[exp.Expression], row: Row, group: list[Row] | None) -> list[Value]:
+    vals: list[Value] = []
+    for e in items:
+        if isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star)):
+            vals.extend(v for k, v in row.items() if "." not in k and not k.startswith("#"))
+            continue
+        inner = e.this if isinstance(e, exp.Alias) else e
+        vals.append(value(_aggregated(inner, group) if group is not None else inner, row))
+    return vals
+
+
+def _joined(first: exp.Expression, joins: Sequence[exp.Expression], sources: Sources) -> Iterator[Row]:
+    """Rows of FROM ``first`` JOIN ...: each holds ``alias.column`` for every table, and ``column`` where
+    only one table has it."""
+    rows = _table_rows(first, sources)
+    for j in joins:
+        if not isinstance(j, exp.Join) or j.args.get("using") or j.args.get("method"):
+            raise CannotEvaluate("a join other than [INNER | CROSS | LEFT] JOIN ... ON")
+        side = str(j.args.get("side") or "").upper()
+        if side not in ("", "LEFT") or str(j.args.get("kind") or "").upper() not in ("", "INNER", "CROSS"):
+            raise CannotEvaluate(f"{side} JOIN")
+        right = _table_rows(j.this, sources)
+        on = j.args.get("on")
+        nulls = dict.fromkeys(right[0] if right else (), None) if side == "LEFT" else None
+        joined: list[Row] = []
+        for r in rows:
+            hit = False
+            for other in right:
+                both = _merge(r, other)
+                if on is None or truth(on, both):
+                    joined.append(both)
+                    hit = True
+            if not hit and side == "LEFT":
+                if nulls is None or not right:
+                    raise CannotEvaluate("LEFT JOIN of an empty table")  # its column names are not at hand
+                joined.append(_merge(r, nulls))
+            if len(joined) > _MAX_JOINED:
+                raise CannotEvaluate("join too large to follow")
+        rows = joined
+    yield from rows
+
+
+def _table_rows(t: exp.Expression, sources: Sources) -> list[Row]:
+    if isinstance(t, exp.Subquery):
+        names, rows = _query(t.this, sources)
+        alias = t.alias.lower()
+        return [_qualified(alias, dict(zip(names, r, strict=True))) for r in rows]
+    if not isinstance(t, exp.Table):
+        raise CannotEvaluate(f"FROM {type(t).__name__}")
+    src = sources(t.name)
+    if src is None:
+        raise CannotEvaluate(f"rows of {t.name} unknown")
+    alias = (t.alias_or_name or t.name).lower()
+    return [_qualified(alias, {c: r.get(c, UNKNOWN) for c in src.columns} | _hidden(r)) for r in src.rows]
+
+
+def _hidden(r: Row) -> Row:
+    return {k: v for k, v in r.items() if k.startswith("#")}  # e.g. "#pos": a row's place in its table
+
+
+def _qualified(alias: str, row: Row) -> Row:
+    return row | {f"{alias}.{c}": v for c, v in row.items()}
+
+
+def _merge(left: Row, right: Row) -> Row:
+    """Two tables' columns side by side; a bare name both have is UNKNOWN (the server would say 1052)."""
+    out = dict(left)
+    for k, v in right.items():
+        out[k] = v if "." in k or k not in left else UNKNOWN
+    return out
+
+
+def _groups(rows: list[Row], keys: Sequence[exp.Expression]) -> list[list[Row]]:
+    """Rows grouped by the GROUP BY values (one group of all rows, even none, without GROUP BY)."""
+    if not keys:
+        return [rows]
+    groups: dict[tuple[Value, ...], list[Row]] = {}
+    for r in rows:
+        k = tuple(value(e, r) for e in keys)
+        if any(opaque(v) for v in k):
+            raise CannotEvaluate("GROUP BY an unknown value")
+        groups.setdefault(k, []).append(r)
+    return list(groups.values())
+
+
+def _aggregated(e: exp.Expression, group: list[Row]) -> exp.Expression:
+    """``e`` with each aggregate replaced by its value over ``group``."""
+    def swap(n: exp.Expression) -> exp.Expression:
+        return known(_aggregate(n, group)) if isinstance(n, exp.AggFunc) else n
+    return e.transform(swap)
+
+
+def _aggregate(f: exp.AggFunc, group: list[Row]) -> Value:
+    arg = f.this
+    if isinstance(f, exp.Count) and (arg is None or isinstance(arg, exp.Star)):
+        return len(group)
+    if isinstance(arg, exp.Distinct):
+        raise CannotEvaluate("aggregate of DISTINCT")
+    if not isinstance(arg, exp.Expression):
+        raise CannotEvaluate("aggregate without an argument")
+    vals = [value(arg, r) for r in group]
+    if any(opaque(v) for v in vals):
+        raise CannotEvaluate("aggregate of unknown values")
+    present = [v for v in vals if v is not None]
+    if isinstance(f, exp.Count):
+        return len(present)
+    if not present:
+        return None
+    if isinstance(f, exp.Max | exp.Min):
+        if len({type(v) for v in present}) != 1:
+            raise CannotEvaluate("MIN/MAX across types")
+        return max(present) if isinstance(f, exp.Max) else min(present)  # type: ignore[type-var]
+    if not all(isinstance(v, int) for v in present):
+        raise CannotEvaluate("SUM/AVG of values that are not integers")
+    total = sum(v for v in present if isinstance(v, int))
+    if isinstance(f, exp.Sum):
+        return total
+    raise CannotEvaluate(f"aggregate {type(f).__name__}")  # AVG is a decimal: not modelled
+
+
+def _distinct(rows: list[list[Value]]) -> list[list[Value]]:
+    seen: set[tuple[Value, ...]] = set()
+    out: list[list[Value]] = []
+    for r in rows:
+        if any(opaque(v) for v in r):
+            raise CannotEvaluate("DISTINCT over unknown values")
+        key = tuple(r)
+        if key not in seen:
+            seen.add(key)
+            out.append(r)
+    return out
