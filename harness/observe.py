@@ -194,7 +194,8 @@ class _Attribution:
         return self._row_kinds[seq]
 
     def _best(self, s: _Session, start: int, u: Unit, prev: Unit | None, prev_seq: int | None,
-              in_group: frozenset[int] = frozenset(), stop: int | None = None) -> tuple[float, int] | None:
+              in_group: frozenset[int] = frozenset(), stop: int | None = None,
+              given: frozenset[tuple[int, str]] = frozenset()) -> tuple[float, int] | None:
         best: tuple[float, int] | None = None
         for k in range(start, len(s.items) if stop is None else stop):
             ex, st = s.items[k]
@@ -211,6 +212,8 @@ class _Attribution:
                 u.text is None and not st.is_call
             if seen and (ex.seq != prev_seq or again):
                 sc -= 0.1
+            elif u.text is not None and (ex.seq, u.text) in given:
+                sc -= 0.1  # a statement writes its text once: the same text again is the next like it
             if best is None or sc > best[0]:
                 best = (sc, k)
                 if sc >= 3.0:
@@ -249,6 +252,7 @@ class _Attribution:
         prev: Unit | None = None
         prev_seq: int | None = None
         matched_idx: list[int] = []
+        given: set[tuple[int, str]] = set()  # (seq, text) of the units given so far in this group
         stored_idx: set[int] = set()  # CALLs given body units (an autocommit CALL writes more groups)
         for u in g.units:
             if session is None:
@@ -274,7 +278,7 @@ class _Attribution:
             else:
                 start = self._start(session, kind) if pointer is None else pointer
                 in_group = frozenset(session.items[k][0].seq for k in matched_idx)
-                r = self._best(session, start, u, prev, prev_seq, in_group, stop)
+                r = self._best(session, start, u, prev, prev_seq, in_group, stop, frozenset(given))
                 fk = self.fallback(session, start, pointer, u.text, stop) if r is None else r[1]
                 if fk is None:
                     out[id(u)] = None
@@ -288,6 +292,8 @@ class _Attribution:
             pointer = k
             seq = session.items[k][0].seq
             out[id(u)] = seq
+            if u.text is not None:
+                given.add((seq, u.text))
             matched_idx.append(k)
             prev, prev_seq = u, seq
         if session is not None and matched_idx:

@@ -4,6 +4,7 @@ variables it uses, its flags. No catalog, no session: the result is cached per s
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field, replace
 from enum import Enum
 
@@ -12,7 +13,7 @@ from sqlglot import exp
 from predictor import nodes
 from predictor.catalog import Column, Generated, Key, KeyKind, Table
 from predictor.dialect import RplayMySQL
-from predictor.evaluate import clock_reading
+from predictor.evaluate import CannotEvaluate, clock_reading, literal
 from predictor.loops import Loop, counted_loop
 from predictor.parse import Unparsed, parse
 from predictor.routines import Signature, signature
@@ -287,8 +288,9 @@ def _update(tree: exp.Update) -> StatementInfo:
         per_table.setdefault(name, []).append(col)
     writes = [Write(t, Op.UPDATE, tuple(c)) for t, c in per_table.items()]
     limit = _limit_value(tree)
-    return _common(tree, writes, kind=Kind.UPDATE, ignore=bool(tree.args.get("ignore")), limit=limit,
+    info = _common(tree, writes, kind=Kind.UPDATE, ignore=bool(tree.args.get("ignore")), limit=limit,
                    multi_table=multi, self_read=True)
+    return info if multi or not _subquery_reads(tree, tables) else replace(info, extra=(*info.extra, SELF_SUBQUERY))
 
 
 def _delete(tree: exp.Delete) -> StatementInfo:
@@ -305,12 +307,29 @@ def _delete(tree: exp.Delete) -> StatementInfo:
     funcs, sysvars = _expression_facts(tree)
     aliases = set(alias_map)
     reads = tuple(t for t in _tables(tree) if t.lower() not in aliases)
+    extra: tuple[str, ...] = ("where",) if tree.args.get("where") is not None else ()
+    if not multi and _subquery_reads(tree, targets):
+        extra += (SELF_SUBQUERY,)
     return StatementInfo(Kind.DELETE, writes=tuple(writes), reads=reads, functions=tuple(funcs),
                          sysvars=tuple(sysvars), ignore=bool(tree.args.get("ignore")),
-                         limit=_limit_value(tree), multi_table=multi,
-                         extra=("where",) if tree.args.get("where") is not None else ())
-    return _common(tree, writes, kind=Kind.DELETE, ignore=bool(tree.args.get("ignore")),
-                   limit=_limit_value(tree), multi_table=multi, self_read=True)
+                         limit=_limit_value(tree), multi_table=multi, extra=extra)
+
+
+SELF_SUBQUERY = "self subquery"  # StatementInfo.extra: a subquery reads the table the statement changes
+
+
+def _subquery_reads(tree: exp.Expression, targets: list[str]) -> bool:
+    """Whether a subquery (not a derived table, which is materialised first) reads one of ``targets``."""
+    names = {t.lower() for t in targets}
+    for sel in tree.find_all(exp.Select):
+        for t in sel.find_all(exp.Table):
+            if t.name.lower() not in names:
+                continue
+            inner = t.find_ancestor(exp.Select)
+            holder = inner.parent if inner is not None else None
+            if not (isinstance(holder, exp.Subquery) and isinstance(holder.parent, exp.From | exp.Join)):
+                return True
+    return False
 
 
 def _load(tree: exp.Expression) -> StatementInfo:
@@ -330,6 +349,7 @@ def _column_def(cd: exp.ColumnDef) -> tuple[Column, list[Key]]:
         type_name = type_name.replace("DTYPE.", "")
     nullable = True
     has_default = default_now = on_update_now = False
+    literal_default: tuple[object, ...] = ()
     auto = False
     generated = Generated.NO
     deps: tuple[str, ...] = ()
@@ -342,6 +362,9 @@ def _column_def(cd: exp.ColumnDef) -> tuple[Column, list[Key]]:
         elif isinstance(k, exp.DefaultColumnConstraint):
             has_default = True
             default_now = clock_reading(k.this) is not None
+            if isinstance(k.this, exp.Literal | exp.Null | exp.Neg):
+                with contextlib.suppress(CannotEvaluate):
+                    literal_default = (literal(k.this),)
         elif isinstance(k, exp.OnUpdateColumnConstraint):
             on_update_now = clock_reading(k.this) is not None
         elif isinstance(k, exp.AutoIncrementColumnConstraint):
@@ -358,7 +381,8 @@ def _column_def(cd: exp.ColumnDef) -> tuple[Column, list[Key]]:
     if type_name in ("SERIAL",):
         auto, nullable = True, False
         keys.append(Key(KeyKind.UNIQUE, (name,)))
-    return Column(name, type_name, nullable, has_default, auto, generated, deps, default_now, on_update_now), keys
+    return Column(name, type_name, nullable, has_default, auto, generated, deps, default_now, on_update_now,
+                  literal_default), keys
 
 
 def _key_columns(node: exp.Expression) -> tuple[tuple[str, ...], bool]:

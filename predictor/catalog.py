@@ -38,6 +38,7 @@ class Column:
     deps: tuple[str, ...] = ()  # columns a generated column's expression reads
     default_now: bool = False  # DEFAULT CURRENT_TIMESTAMP / NOW(): the server writes it on INSERT
     on_update_now: bool = False  # ON UPDATE CURRENT_TIMESTAMP: the server writes it on UPDATE
+    literal_default: tuple[object, ...] = ()  # (value,) when the DEFAULT is a literal, as evaluate.literal reads it
 
     def is_blob(self, json_is_blob: bool) -> bool:
         t = self.type.upper()

@@ -62,7 +62,6 @@ class TableData:
     index: list[dict[tuple[Value, ...], int]] = field(default_factory=list)
     next_auto: int = 1
     tracked: bool = True
-    volatile: frozenset[str] = frozenset()  # columns a trigger updates: never known
 
     def __post_init__(self) -> None:
         if not self.index:
@@ -71,7 +70,7 @@ class TableData:
     def copy(self) -> TableData:
         """A copy to write into (rows are replaced, never changed in place, so the lists suffice)."""
         return TableData(self.columns, self.keys, self.auto, list(self.rows), [dict(i) for i in self.index],
-                         self.next_auto, self.tracked, self.volatile)
+                         self.next_auto, self.tracked)
 
     def live(self) -> list[Row]:
         return [r for r in self.rows if r is not None]
@@ -95,8 +94,6 @@ class TableData:
         return None
 
     def add(self, row: Row) -> None:
-        for c in self.volatile:
-            row[c] = UNKNOWN
         pos = len(self.rows)
         self.rows.append(row)
         for k in range(len(self.keys)):
@@ -115,10 +112,8 @@ class TableData:
         self.rows[pos] = None
 
     def set_unknown(self, columns: Sequence[str]) -> None:
-        for r in self.rows:
-            if r is not None:
-                for c in columns:
-                    r[c.lower()] = UNKNOWN
+        unknown = dict.fromkeys((c.lower() for c in columns), UNKNOWN)
+        self.rows = [r | unknown if r is not None else None for r in self.rows]  # new rows: copies share them
 
 
 POSITION = "#pos"  # a row's place in TableData.rows, in rows given to a multi-table DELETE / UPDATE
@@ -129,7 +124,8 @@ class DataModel:
     tables: dict[str, TableData] = field(default_factory=dict)
     parses_left: int = PARSE_BUDGET
     untrackable: set[str] = field(default_factory=set)  # tables a trigger inserts into or deletes from
-    volatile: dict[str, frozenset[str]] = field(default_factory=dict)  # non-key columns a trigger updates
+    fed: dict[str, list[tuple[str, str, tuple[str, ...]]]] = field(default_factory=dict)
+    """table -> (event, table, non-key columns) of the UPDATEs its triggers run (see ``fire``)."""
 
     def watching(self, name: str) -> bool:
         """Whether ``name``'s rows are (still) tracked: a dictionary lookup, for the hot path."""
@@ -140,14 +136,19 @@ class DataModel:
         self.untrackable.add(name.lower())
         self.forget(name)
 
-    def trigger_updates(self, name: str, columns: Sequence[str]) -> None:
-        """A trigger sets these non-key columns of ``name``: their values are unknown from now on."""
-        cols = self.volatile.get(name.lower(), frozenset()) | {c.lower() for c in columns}
-        self.volatile[name.lower()] = cols
-        d = self.tables.get(name.lower())
-        if d is not None:
-            d.volatile = cols
-            d.set_unknown(sorted(cols))
+    def trigger_updates(self, table: str, event: str, target: str, columns: Sequence[str]) -> None:
+        """A trigger on ``table`` for ``event`` (INSERT / UPDATE / DELETE) sets these non-key columns of
+        ``target``: rows stay where they are, and those values become unknown each time it may fire."""
+        self.fed.setdefault(table.lower(), []).append((event.upper(), target, tuple(columns)))
+
+    def fire(self, table: str, events: frozenset[str]) -> None:
+        """``table`` was written with ``events``: what its triggers update is unknown now (conditions in
+        trigger bodies and the rows they match are not evaluated)."""
+        for event, target, columns in self.fed.get(table.lower(), ()):
+            if event in events:
+                d = self.tables.get(target.lower())
+                if d is not None and d.tracked:
+                    d.set_unknown(columns)
 
     def may_parse(self) -> bool:
         """Spend one parse of the budget (False: none left)."""
@@ -161,7 +162,6 @@ class DataModel:
                       tuple(tuple(c.lower() for c in k.columns) for k in t.unique_keys),
                       t.auto_increment.name.lower() if t.auto_increment else None)
         self.tables[t.name.lower()] = d
-        d.volatile = self.volatile.get(t.name.lower(), frozenset())
         if t.name.lower() in self.untrackable:
             d.tracked = False
             return
@@ -172,6 +172,7 @@ class DataModel:
             d.tracked = False
 
     def forget(self, name: str) -> None:
+        """Stop following ``name``'s rows (they are not known any more)."""
         d = self.tables.get(name.lower())
         if d is not None:
             d.tracked = False
@@ -269,10 +270,10 @@ class DataModel:
 
     def update_where(self, t: Table, where: exp.Expression | None, assignments: Sequence[tuple[str, exp.Expression]],
                      limit: int | None = None, ignore_clashes: bool = False,
-                     positions: Sequence[int] | None = None) -> tuple[int, int] | None:
+                     positions: Sequence[int] | None = None) -> tuple[int, int, int] | None:
         """A single-table UPDATE: the rows its WHERE selects (or the rows at ``positions``, which a
-        multi-table UPDATE selected) get the assigned values; returns (rows changed, rows skipped by IGNORE),
-        None when that cannot be said (changed columns then become unknown).
+        multi-table UPDATE selected) get the assigned values; returns (rows changed, rows skipped by IGNORE,
+        rows matched), None when that cannot be said (changed columns then become unknown).
 
         ``ignore_clashes``: UPDATE IGNORE moving a key, row by row in scan order, skipping a row whose new key
         is taken at that moment (MySQL); otherwise a moved key stops the tracking."""
@@ -292,6 +293,8 @@ class DataModel:
             assert old is not None
             new = dict(old)
             for c, e in assignments:
+                if _keeps(e, c):
+                    continue
                 try:
                     new[c.lower()] = _coerce(t, c, value(e, old))
                 except CannotEvaluate:
@@ -316,8 +319,8 @@ class DataModel:
                 continue
             if _differs(old, new, cols):
                 changed += 1
-            d.rows[i] = {**new, **dict.fromkeys(d.volatile, UNKNOWN)}
-        return changed, ignored
+            d.rows[i] = new
+        return changed, ignored, len(hit)
 
     @staticmethod
     def _matching(t: Table, d: TableData, where: exp.Expression | None, limit: int | None) -> list[int]:
@@ -383,6 +386,8 @@ def _fill(t: Table, d: TableData, row: Row) -> Row:
             out[name] = None
         elif c.nullable and not c.has_default:
             out[name] = None
+        elif c.literal_default:
+            out[name] = _coerce(t, name, c.literal_default[0])
         else:
             out[name] = UNKNOWN
     if d.auto is not None:
@@ -426,7 +431,7 @@ def _write(t: Table, d: TableData, rows: Sequence[Row], mode: Mode,
                 raise CannotEvaluate("ON DUPLICATE KEY UPDATE changes a key")
             if _differs(old, new, [col.lower() for col, _ in assignments]):
                 updated += 1
-            d.rows[pos] = {**new, **dict.fromkeys(d.volatile, UNKNOWN)}
+            d.rows[pos] = new
             continue
         # REPLACE: the last unique key is updated in place (no DELETE trigger); any other key is deleted
         while hit is not None:
@@ -477,6 +482,15 @@ def _inline(x: exp.Expression, old: Row, new: Row, own: str) -> exp.Expression:
             return exp.Null()
         raise CannotEvaluate("unknown value")
     return x
+
+
+def _keeps(e: exp.Expression, column: str) -> bool:
+    """``SET col = col`` (or ``col + 0``, ``col - 0``, ``col * 1``): the old value stays, known or not."""
+    if isinstance(e, exp.Add | exp.Sub | exp.Mul):
+        unit = "1" if isinstance(e, exp.Mul) else "0"
+        if isinstance(e.expression, exp.Literal) and not e.expression.is_string and e.expression.this == unit:
+            e = e.this
+    return isinstance(e, exp.Column) and e.name.lower() == column.lower()
 
 
 def _differs(old: Row, new: Row, columns: Sequence[str] | None = None) -> bool:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 from sqlglot import exp
 
-from predictor.analyze import DML_KINDS, ONE_ROW, Kind, Op, StatementInfo
+from predictor.analyze import DML_KINDS, ONE_ROW, SELF_SUBQUERY, Kind, Op, StatementInfo
 from predictor.binlog import Binlog, Builder, copy_record
 from predictor.catalog import Catalog, Column, KeyKind, Routine, Table, Trigger, View
 from predictor.context import Context
@@ -30,6 +30,7 @@ from predictor.records import StatementRecord
 from predictor.resolve import lookup, resolve
 from predictor.routines import UNKNOWN_NAME, Bindings, Signature, bind, call_bindings
 from predictor.session import Cache, Piece, SessionState, canonical_var, normalize_value
+from predictor.undo import journal, restore
 from predictor.unsafe import classify
 
 ER_TABLE_EXISTS = 1050
@@ -84,14 +85,20 @@ class Predictor:
         s.reset_trx()
 
     def rollback(self, s: SessionState) -> None:
-        for name in s.trx_tables:
-            self.data.forget(name)  # the keys a rolled-back transaction inserted are gone again
+        restore(s.trx_undo, self.data, self.rows)  # the rows a rolled-back transaction changed are back
         fmt = s.binlog_format
         nontrans = self.cannot_rollback(s) and (self.profile.ROLLBACK_LOGS_UNDOABLE_CACHE_ONLY or fmt == "STATEMENT")
         keep = s.trx_keep_log or nontrans or (s.trx_nontrans_temp and fmt == "MIXED")
         if keep and s.trx_cache:
             self.binlog.flush(s.trx_cache, Cache.TRX)
         s.reset_trx()
+
+    def journal(self, s: SessionState, t: Table) -> None:
+        """Before ``s`` changes ``t``'s rows in a transaction: keep them for ROLLBACK [TO SAVEPOINT]."""
+        mine = s.multi_stmt_mode and self.profile.engine(t.engine).transactional and not t.temporary
+        others = [u for o in self.sessions.values() if o is not s and o.in_trx for u in o.undo_layers() if u]
+        if mine or others:
+            journal(s.undo_layers() if mine else (), others, self.data, self.rows, t.name)
 
     def cannot_rollback(self, s: SessionState) -> bool:
         """Whether a rollback must be logged because something it cannot undo was changed."""
@@ -496,14 +503,27 @@ def _stick_to_row(p: Predictor, s: SessionState) -> None:
 def _with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, out: _Outcome) -> _Outcome:
     """What the rows of tracked tables decide: duplicate keys (1062, partial inserts, IGNORE'd rows) and the
     writes, updates and deletes of REPLACE and ON DUPLICATE KEY UPDATE."""
+    out = _key_checks(p, sql, info, s, out)
+    if p.data.fed:  # then what the triggers the statement fires update is unknown
+        events = _EVENTS.get(info.kind, frozenset())
+        if info.kind is Kind.INSERT and info.on_duplicate is not None:
+            events = events | {"UPDATE"}
+        for w in info.writes:
+            p.data.fire(w.table, events)
+    return out
+
+
+def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, out: _Outcome) -> _Outcome:
     if not any(p.data.watching(w.table) for w in info.writes):
         return out  # nothing it writes is tracked (the common case of a big workload)
     if info.kind in (Kind.INSERT, Kind.REPLACE) and len(info.writes) == 1:
         return _write_rows(p, sql, info, s, out)
+    untouched: list[bool] = []  # per written table: no row changed (or matched: MULTI_UPDATE_STMT_CACHE_WHEN)
     for w in info.writes:
         t = lookup(w.table, p.catalog, s)
         if t is None or t.temporary:
             continue
+        p.journal(s, t)
         if info.kind in (Kind.DELETE, Kind.UPDATE) and p.data.tracked(t) is not None and p.data.may_parse():
             tree = parse(sql)
             where = tree.args.get("where") if isinstance(tree, (exp.Delete, exp.Update)) else None
@@ -526,6 +546,8 @@ def _with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionStat
             else:
                 p.data.forget(w.table)
                 continue
+            matched = res[2] if isinstance(tree, exp.Update) and res is not None else changed
+            untouched.append((matched if p.profile.MULTI_UPDATE_STMT_CACHE_WHEN == "unmatched" else changed) == 0)
             if changed == 0 and out.row_format:  # nothing changed: no row events for the table
                 stmt_cache = tuple(x for x in out.stmt_cache if not (x.rows and x.table == t.name))
                 trx = tuple(x for x in out.trx if not (x.rows and x.table == t.name))
@@ -534,7 +556,15 @@ def _with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionStat
             p.data.changed_columns(t, w.columns)  # the parse budget is spent: the columns it sets are unknown
         else:
             p.data.forget(w.table)  # DELETE, LOAD, or the parse budget is spent
+    if (p.profile.MULTI_UPDATE_STMT_CACHE_WHEN and info.kind is Kind.UPDATE and info.multi_table
+            and not out.row_format and len(untouched) == len(info.writes) and all(untouched) and out.trx):
+        out = replace(out, trx=(), stmt_cache=out.stmt_cache + tuple(replace(x, nontrans=True) for x in out.trx))
     return out
+
+
+_EVENTS = {Kind.INSERT: frozenset({"INSERT"}), Kind.REPLACE: frozenset({"INSERT", "DELETE"}),
+           Kind.LOAD: frozenset({"INSERT", "DELETE"}), Kind.UPDATE: frozenset({"UPDATE"}),
+           Kind.DELETE: frozenset({"DELETE"})}  # the trigger events a statement may fire
 
 
 def _selected(p: Predictor, tree: exp.Expression, t: Table, s: SessionState) -> list[int] | None:
@@ -578,8 +608,7 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
     if t is None or t.temporary:
         return out
     trans = p.profile.engine(t.engine).transactional
-    if trans and s.multi_stmt_mode:
-        s.trx_tables.add(t.name.lower())
+    p.journal(s, t)
     if p.data.tracked(t) is None:
         return out
     plain = info.kind is Kind.INSERT and info.on_duplicate is None and not info.select_source
@@ -690,6 +719,8 @@ def _decide_dml(p: Predictor, seq: int, info: StatementInfo, s: SessionState) ->
 
     if ctx.access.missing:
         return outcome(ER_NO_SUCH_TABLE)
+    if p.profile.SELF_SUBQUERY_ERROR and SELF_SUBQUERY in info.extra:
+        return outcome(p.profile.SELF_SUBQUERY_ERROR)
     if not ctx.access.writes:
         return outcome(logged=False)  # a SELECT/DO that writes nothing is not logged
     if info.kind in (Kind.UPDATE, Kind.DELETE) and info.limit == 0:
@@ -786,6 +817,8 @@ def handle_rollback_to(p: Predictor, b: Builder, info: StatementInfo, s: Session
         return
     sp = s.savepoints[idx]
     del s.savepoints[idx + 1:]
+    restore(sp.undo, p.data, p.rows)
+    sp.undo = {}
     if p.cannot_rollback(s) or s.trx_keep_log:
         s.trx_cache.append(Piece(b.seq, False, True))
     else:
@@ -1147,13 +1180,13 @@ def handle_create_trigger(p: Predictor, b: Builder, info: StatementInfo, s: Sess
         b.error = ER_TRG_ALREADY_EXISTS
         return
     trig = Trigger(info.name or "", table.name, info.timing or "", info.event or "", info.body)
-    for body in info.body:  # rows a trigger changes are not evaluated: what it writes becomes unknown
+    for body in info.body:  # rows a trigger changes are not evaluated: what it writes becomes unknown (fire)
         for w in body.writes:
             target = p.catalog.table(w.table)
             keyed = {c.lower() for k in target.unique_keys for c in k.columns} if target is not None else None
             if body.kind is Kind.UPDATE and w.columns is not None and keyed is not None and not body.multi_table \
                     and not keyed & {c.lower() for c in w.columns}:
-                p.data.trigger_updates(w.table, w.columns)  # its rows stay where they are: only values change
+                p.data.trigger_updates(table.name, trig.event, w.table, w.columns)
             else:
                 p.data.never_track(w.table)
     p.catalog.put_table(table.with_trigger(trig))

@@ -117,6 +117,13 @@ class Profile:
     """Warning for UPDATE/DELETE on BLACKHOLE in ROW format."""
     SET_BINLOG_FORMAT_WARNING: ClassVar[int | None] = None
     """Deprecation warning a ``SET binlog_format`` statement gets."""
+    MULTI_UPDATE_STMT_CACHE_WHEN: ClassVar[str | None] = None
+    """"unmatched" / "unchanged": a multi-table UPDATE that matches (changes) no row is logged, as a
+    statement, through the statement cache: the server counts a table as transactional only once it
+    found (updated) one of its rows. None: the transaction cache, as for any InnoDB change."""
+    SELF_SUBQUERY_ERROR: ClassVar[int | None] = None
+    """Error for a single-table UPDATE / DELETE whose subquery reads the table it changes (None: allowed,
+    MariaDB since 10.3)."""
     BINLOG_FORMAT_IN_TRX_ERROR: ClassVar[int] = 1560
     """Error when binlog_format is changed inside a transaction."""
     BINLOG_FORMAT_WITH_TEMP_ERROR: ClassVar[int | None] = 3745
@@ -212,6 +219,9 @@ class MySQL80(Profile):
     NAME = "mysql-8.0"
     VERSION = (8, 0)
     SET_BINLOG_FORMAT_WARNING = 1287
+    SELF_SUBQUERY_ERROR = 1093
+    """Seen on 9.7.4: DELETE FROM t WHERE v > (SELECT MAX(v) FROM t) is refused, nothing logged
+    (fixtures/seeds/003_logging_rules/loops_subqueries_and_savepoints.sql); documented since 5.x."""
 
 
 class MySQL84(MySQL80):
@@ -246,6 +256,9 @@ class MariaDB1011(Profile):
     NAME = "mariadb-10.11"
     FLAVOR = "mariadb"
     VERSION = (10, 11)
+    MULTI_UPDATE_STMT_CACHE_WHEN = "unmatched"
+    """Seen on 10.11.19 (fixtures/workloads/clinic_app.sql: no row matched); a matched but unchanged row keeps
+    it in the transaction cache (fixtures/seeds/003_logging_rules/loops_subqueries_and_savepoints.sql)."""
     ENGINES = MappingProxyType({**_BASE_ENGINES, **{e.name: e for e in (
         E.ARIA, E.FEDERATEDX, E.CONNECT, E.SPIDER, E.SEQUENCE_ENGINE, E.SEQUENCE_TABLE)}})
     SESSION_DEFAULTS = MappingProxyType({**Profile.SESSION_DEFAULTS, "binlog_format": "MIXED"})
@@ -286,6 +299,9 @@ class MariaDB1011(Profile):
 class MariaDB118(MariaDB1011):
     NAME = "mariadb-11.8"
     VERSION = (11, 8)
+    MULTI_UPDATE_STMT_CACHE_WHEN = "unchanged"
+    """Seen on 11.8: a matched row that keeps its values does not make the table transactional either
+    (fixtures/seeds/003_logging_rules/loops_subqueries_and_savepoints.sql)."""
     ISOLATION_VARIABLES = frozenset({"tx_isolation", "transaction_isolation"})
     ROW_IMAGES = frozenset({"FULL", "MINIMAL", "NOBLOB", "FULL_NODUP"})
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from predictor.catalog import Table
+from predictor.undo import Undo
 
 ISOLATION_ALIASES = {"tx_isolation": "transaction_isolation"}
 CANONICAL_VARS = ("binlog_format", "binlog_row_image", "transaction_isolation",
@@ -61,6 +62,7 @@ class Piece:
 class Savepoint:
     name: str
     cache_len: int
+    undo: Undo = field(default_factory=dict)  # tables as they were when the savepoint was set (undo.py)
 
 
 @dataclass
@@ -82,7 +84,7 @@ class SessionState:
     locked: bool = False
     force_row: bool = False  # MIXED inside a CALL after a sub-statement went to row
     sticky_row: bool = False  # MIXED with temporary tables after a row-logged statement (MariaDB)
-    trx_tables: set[str] = field(default_factory=set)  # transactional tables the open transaction inserted into
+    trx_undo: Undo = field(default_factory=dict)  # tables as they were before the open transaction (undo.py)
 
     @classmethod
     def start(cls, name: str, defaults: Mapping[str, str], overrides: Mapping[str, str]) -> SessionState:
@@ -135,8 +137,12 @@ class SessionState:
             self.trx_cache = []
         if self.savepoints:
             self.savepoints = []
-        if self.trx_tables:
-            self.trx_tables = set()
+        if self.trx_undo:
+            self.trx_undo = {}
+
+    def undo_layers(self) -> tuple[Undo, ...]:
+        """Where the open transaction keeps tables' rows for ROLLBACK, then for each ROLLBACK TO SAVEPOINT."""
+        return (self.trx_undo, *(sp.undo for sp in self.savepoints))
 
     def temp_table(self, name: str) -> Table | None:
         return self.temp_tables.get(name.lower())
