@@ -78,19 +78,18 @@ def counted_loop(node: exp.Expression, root: exp.Expression, position: int) -> L
     if any(isinstance(n, exp.Leave | exp.Iterate) for n in body.walk()):
         return None
     op = _OPS[type(test)]
-    left, right = test.this, test.expression
-    if not _is_local(left):
-        left, right, op = right, left, _FLIP[op]
-    if not _is_local(left) or any(_is_local(n) and n.name.lower() == left.name.lower() for n in right.walk()):
-        return None
-    var = left.name.lower()
-    step = _step(body.expressions[-1], var)
-    if step is None or assignments(root).count(var) != 1:
-        return None
-    start = _default(root, var)
-    if start is None:
-        return None
-    return Loop(position, var, start, op, right.sql(dialect=RplayMySQL), step, repeat)
+    for counter, bound, cmp in ((test.this, test.expression, op), (test.expression, test.this, _FLIP[op])):
+        if not _is_local(counter):
+            continue
+        var = counter.name.lower()
+        step = _step(body.expressions[-1], var)
+        if step is None or any(_is_local(n) and n.name.lower() == var for n in bound.walk()):
+            continue
+        start = _default(root, var)
+        if start is None or assignments(root).count(var) != 1:
+            return None
+        return Loop(position, var, start, cmp, bound.sql(dialect=RplayMySQL), step, repeat)
+    return None
 
 
 def _is_local(e: object) -> bool:

@@ -1,0 +1,93 @@
+"""Counted loops of procedure bodies (predictor/loops.py): which loops are counted, and their passes."""
+
+from __future__ import annotations
+
+import pytest
+from sqlglot import exp
+
+from predictor.analyze import analyze
+from predictor.loops import MAX_PASSES, Loop
+from predictor.predict import predict_workload
+from predictor.workload import parse_workload
+
+
+def _loops(body: str) -> list[Loop | None]:
+    info = analyze(f"CREATE PROCEDURE p(IN n INT)\nBEGIN\n{body}\nEND")
+    return [s.loop for s in info.body if s.kind.name == "INSERT"]
+
+
+N3 = {"n": exp.Literal.number(3)}
+
+
+@pytest.mark.parametrize(("title", "body", "passes"), [
+    ("WHILE i < n from 0", "DECLARE i INT DEFAULT 0; WHILE i < n DO INSERT INTO t VALUES (i); SET i = i + 1; "
+                           "END WHILE;", [0, 1, 2]),
+    ("WHILE i <= n from 1", "DECLARE i INT DEFAULT 1; WHILE i <= n DO INSERT INTO t VALUES (i); SET i = i + 1; "
+                            "END WHILE;", [1, 2, 3]),
+    ("bound on the left", "DECLARE i INT DEFAULT 0; WHILE n > i DO INSERT INTO t VALUES (i); SET i = 1 + i; "
+                          "END WHILE;", [0, 1, 2]),
+    ("step 2", "DECLARE i INT DEFAULT 0; WHILE i < n DO INSERT INTO t VALUES (i); SET i = i + 2; END WHILE;",
+     [0, 2]),
+    ("REPEAT runs before its test", "DECLARE i INT DEFAULT 5; REPEAT INSERT INTO t VALUES (i); SET i = i + 1; "
+                                    "UNTIL i >= n END REPEAT;", [5]),
+    ("REPEAT to the bound", "DECLARE i INT DEFAULT 0; REPEAT INSERT INTO t VALUES (i); SET i = i + 1; "
+                            "UNTIL i >= n END REPEAT;", [0, 1, 2]),
+    ("bound never reached", "DECLARE i INT DEFAULT 7; WHILE i < n DO INSERT INTO t VALUES (i); SET i = i + 1; "
+                            "END WHILE;", []),
+])
+def test_counted_loop_passes(title: str, body: str, passes: list[int]) -> None:
+    (loop,) = _loops(body)
+    assert loop is not None, title
+    assert loop.passes(N3) == passes, title
+
+
+@pytest.mark.parametrize(("title", "body"), [
+    ("the counter is assigned elsewhere too", "DECLARE i INT DEFAULT 0; SET i = 1; WHILE i < n DO "
+                                              "INSERT INTO t VALUES (i); SET i = i + 1; END WHILE;"),
+    ("the step is not last", "DECLARE i INT DEFAULT 0; WHILE i < n DO SET i = i + 1; INSERT INTO t VALUES (i); "
+                             "END WHILE;"),
+    ("a LEAVE can cut it short", "DECLARE i INT DEFAULT 0; l: WHILE i < n DO INSERT INTO t VALUES (i); "
+                                 "IF i > 1 THEN LEAVE l; END IF; SET i = i + 1; END WHILE l;"),
+    ("a downward step", "DECLARE i INT DEFAULT 9; WHILE i > n DO INSERT INTO t VALUES (i); SET i = i + -1; "
+                        "END WHILE;"),
+    ("not a local variable", "WHILE @i < n DO INSERT INTO t VALUES (1); SET @i = @i + 1; END WHILE;"),
+    ("LOOP without a test", "l: LOOP INSERT INTO t VALUES (1); LEAVE l; END LOOP l;"),
+])
+def test_loops_that_are_not_counted(title: str, body: str) -> None:
+    assert _loops(body) == [None], title
+
+
+def test_unknown_or_huge_bounds_are_one_pass() -> None:
+    (loop,) = _loops("DECLARE i INT DEFAULT 0; WHILE i < n DO INSERT INTO t VALUES (i); SET i = i + 1; END WHILE;")
+    assert loop is not None
+    assert loop.passes({"n": exp.Anonymous(this="RPLAY_UNKNOWN")}) is None
+    assert loop.passes({}) is None
+    assert loop.passes({"n": exp.Literal.number(MAX_PASSES + 1)}) is None
+    assert loop.passes({"n": exp.Literal.number(MAX_PASSES)}) == list(range(MAX_PASSES))
+
+
+WORKLOAD = """CREATE TABLE t (id INT PRIMARY KEY, v INT) ENGINE=InnoDB;
+DELIMITER //
+CREATE PROCEDURE fill(IN n INT)
+BEGIN
+  DECLARE i INT DEFAULT 0;
+  WHILE i < n DO
+    INSERT INTO t VALUES (i, i * 10);
+    SET i = i + 1;
+  END WHILE;
+END//
+DELIMITER ;
+CALL fill(4);
+INSERT INTO t VALUES (3, 0);
+UPDATE t SET v = 20 WHERE id = 2;
+INSERT INTO t VALUES (4, 0);
+"""
+
+
+def test_each_pass_is_a_group_and_the_counter_reaches_the_rows() -> None:
+    recs = predict_workload(parse_workload(WORKLOAD), "mariadb-10.11", {"binlog_format": "ROW"})
+    call, dup, same, after = recs[2], recs[3], recs[4], recs[5]
+    assert call.group == 2
+    assert dup.error == 1062  # key 3 came from the fourth pass
+    assert same.format == "NONE"  # row 2 holds 2 * 10 already
+    assert after.group == 2 + 4  # four autocommitted passes

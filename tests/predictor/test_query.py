@@ -1,0 +1,124 @@
+"""SELECT evaluation for the data model (predictor/query.py), three-valued conditions (predictor/evaluate.py)
+and rows put back by ROLLBACK (predictor/undo.py)."""
+
+from __future__ import annotations
+
+import pytest
+from sqlglot import exp
+
+from predictor.evaluate import UNKNOWN, CannotEvaluate, truth
+from predictor.parse import parse
+from predictor.predict import predict_workload
+from predictor.query import Source, matching_rows, resolved, select_rows
+from predictor.workload import parse_workload
+
+TABLES = {
+    "item": Source(("id", "grp", "v"), [{"id": 1, "grp": 1, "v": 5}, {"id": 2, "grp": 1, "v": 7},
+                                         {"id": 3, "grp": 2, "v": None}, {"id": 4, "grp": 3, "v": 1}]),
+    "grp": Source(("id", "name"), [{"id": 1, "name": "a"}, {"id": 2, "name": "b"}, {"id": 9, "name": "z"}]),
+    "vague": Source(("id", "v"), [{"id": 1, "v": UNKNOWN}]),
+}
+
+
+def _source(name: str) -> Source | None:
+    return TABLES.get(name.lower())
+
+
+@pytest.mark.parametrize(("sql", "rows"), [
+    ("SELECT id FROM item WHERE v > 4", [[1], [2]]),
+    ("SELECT i.id, g.name FROM item i JOIN grp g ON g.id = i.grp WHERE i.v > 5", [[2, "a"]]),
+    ("SELECT g.id, i.id FROM grp g LEFT JOIN item i ON i.grp = g.id WHERE g.id = 9", [[9, None]]),
+    ("SELECT grp, COUNT(*), SUM(v), MAX(v) FROM item GROUP BY grp", [[1, 2, 12, 7], [2, 1, None, None],
+                                                                     [3, 1, 1, 1]]),
+    ("SELECT grp FROM item GROUP BY grp HAVING COUNT(*) > 1", [[1]]),
+    ("SELECT COUNT(*), SUM(v) FROM item WHERE id > 100", [[0, None]]),
+    ("SELECT COUNT(v) FROM item", [[3]]),
+    ("SELECT id FROM grp WHERE id IN (SELECT grp FROM item)", [[1], [2]]),
+    ("SELECT id FROM grp WHERE id NOT IN (SELECT grp FROM item)", [[9]]),
+    ("SELECT id FROM item WHERE v NOT IN (SELECT v FROM item WHERE id = 3)", []),  # NOT IN (NULL): never true
+    ("SELECT id FROM item WHERE v = (SELECT MAX(v) FROM item)", [[2]]),
+    ("SELECT id FROM grp WHERE EXISTS (SELECT 1 FROM item WHERE v > 6)", [[1], [2], [9]]),
+    ("SELECT id FROM item WHERE v BETWEEN 2 AND 6", [[1]]),
+    ("SELECT id FROM item WHERE v > 6 OR v IS NULL", [[2], [3]]),
+    ("SELECT DISTINCT grp FROM item WHERE grp < 3", [[1], [2]]),
+    ("SELECT id FROM vague WHERE id = 2 AND v > 1", []),  # FALSE AND unknown is FALSE
+])
+def test_select_rows(sql: str, rows: list[list[object]]) -> None:
+    tree = parse(sql)
+    assert isinstance(tree, exp.Expression)
+    got = select_rows(tree, _source)
+    assert got is not None, sql
+    assert got[1] == rows, sql
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT id FROM vague WHERE v > 1",  # an unknown value decides
+    "SELECT id FROM item ORDER BY v LIMIT 1",
+    "SELECT id FROM nowhere",
+    "SELECT id FROM item WHERE grp IN (SELECT id FROM grp WHERE grp.id = item.grp)",  # correlated
+    "SELECT AVG(v) FROM item",
+])
+def test_what_cannot_be_evaluated_is_none(sql: str) -> None:
+    tree = parse(sql)
+    assert isinstance(tree, exp.Expression)
+    assert select_rows(tree, _source) is None
+
+
+def test_three_valued_not() -> None:
+    cond = parse("SELECT 1 FROM item WHERE NOT (v > 4)")
+    assert isinstance(cond, exp.Select)
+    where = cond.args["where"].this
+    assert [truth(where, r) for r in TABLES["item"].rows] == [False, False, False, True]  # NOT NULL is NULL
+    with pytest.raises(CannotEvaluate):
+        truth(where, {"v": UNKNOWN})
+
+
+def test_multi_table_rows_keep_their_positions() -> None:
+    tree = parse("DELETE i FROM item i JOIN grp g ON g.id = i.grp WHERE g.name = 'a'")
+    assert isinstance(tree, exp.Delete)
+    item = TABLES["item"]
+    positioned = Source(item.columns, [r | {"#pos": k} for k, r in enumerate(item.rows)])
+    first = tree.this.copy()
+    first.set("joins", None)
+    rows = matching_rows(first, tree.this.args["joins"], tree.args["where"].this,
+                         lambda n: positioned if n == "item" else _source(n))
+    assert rows is not None
+    assert sorted(r["i.#pos"] for r in rows) == [0, 1]
+
+
+def test_resolved_leaves_what_it_cannot_evaluate() -> None:
+    cond = parse("SELECT 1 FROM item WHERE id IN (SELECT id FROM nowhere)")
+    assert isinstance(cond, exp.Select)
+    where = cond.args["where"].this
+    assert resolved(where, _source).sql() == where.sql()
+
+
+UNDO = """CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL DEFAULT 0) ENGINE=InnoDB;
+INSERT INTO t (id) VALUES (1), (2);
+BEGIN;
+UPDATE t SET v = 5 WHERE id = 1;
+SAVEPOINT a;
+DELETE FROM t WHERE id = 2;
+ROLLBACK TO SAVEPOINT a;
+UPDATE t SET v = 0 WHERE id = 2;
+ROLLBACK;
+UPDATE t SET v = 0 WHERE id = 1;
+-- connection other
+BEGIN;
+UPDATE t SET v = 7 WHERE id = 1;
+-- connection default
+UPDATE t SET v = 3 WHERE id = 2;
+-- connection other
+ROLLBACK;
+UPDATE t SET v = 0 WHERE id = 2;
+"""
+
+
+def test_rollback_puts_rows_back() -> None:
+    recs = predict_workload(parse_workload(UNDO), "mariadb-10.11", {"binlog_format": "ROW"})
+    by_sql = [(r.sql, r.format) for r in recs]
+    assert by_sql[7] == ("UPDATE t SET v = 0 WHERE id = 2", "NONE")  # row 2 is back, v = 0 (the DEFAULT)
+    assert by_sql[9] == ("UPDATE t SET v = 0 WHERE id = 1", "NONE")  # v = 5 was rolled back
+    # the other session's copy of t went stale when default set row 2 to 3: its ROLLBACK must not put v = 0
+    # back (that would predict no change here); it forgets t's rows instead
+    assert by_sql[14] == ("UPDATE t SET v = 0 WHERE id = 2", "ROW")
