@@ -3,8 +3,9 @@
 A body statement is kept as text (``StatementInfo.text``); at CALL time its parameters and local
 variables become the values they surely have: an IN argument that is a constant expression, a
 variable's DEFAULT. A name the body assigns anywhere (SET, SELECT ... INTO, FETCH ... INTO, an argument
-of a nested CALL) or an OUT parameter is unknown for the whole body: loops and branches are not
-followed. Unknown values are ``RPLAY_UNKNOWN()``, a function the evaluator cannot know.
+of a nested CALL) or an OUT parameter is unknown for the whole body (branches are not followed; a
+counted loop's counter is bound per pass, predictor/loops.py). Unknown values are ``RPLAY_UNKNOWN()``, a
+function the evaluator cannot know.
 """
 
 from __future__ import annotations
