@@ -573,8 +573,7 @@ def _selected(p: Predictor, tree: exp.Expression, t: Table, s: SessionState) -> 
     frm = using[0] if isinstance(using, list) and using else tree.this
     if not isinstance(frm, exp.Table):
         return None
-    tables = [frm, *(j.this for j in frm.args.get("joins") or ())]
-    aliases = [x.alias_or_name.lower() for x in tables if isinstance(x, exp.Table) and x.name.lower() == t.name.lower()]
+    aliases = _aliases(frm, t)
     if len(aliases) != 1:
         return None  # a self-join: which side a row is on is not followed
 
@@ -591,11 +590,17 @@ def _selected(p: Predictor, tree: exp.Expression, t: Table, s: SessionState) -> 
     return [r[key] for r in rows]  # type: ignore[misc]
 
 
+def _aliases(frm: object, t: Table) -> list[str]:
+    """The names ``t`` goes by in a FROM table and its joins (one per occurrence; several in a self-join)."""
+    if not isinstance(frm, exp.Table):
+        return []
+    tables = [frm, *(j.this for j in frm.args.get("joins") or ())]
+    return [x.alias_or_name.lower() for x in tables if isinstance(x, exp.Table) and x.name.lower() == t.name.lower()]
+
+
 def _assignments_to(tree: exp.Update, t: Table) -> list[tuple[str, exp.Expression]]:
     """The SET items of an UPDATE that assign ``t``'s columns (a multi-table UPDATE names their table)."""
-    frm = tree.this
-    tables = [frm, *(j.this for j in frm.args.get("joins") or ())] if isinstance(frm, exp.Table) else []
-    own = {x.alias_or_name.lower() for x in tables if isinstance(x, exp.Table) and x.name.lower() == t.name.lower()}
+    own = set(_aliases(tree.this, t))
     names = {c.name.lower() for c in t.columns}
     return [(e.this.name, e.expression) for e in tree.expressions if isinstance(e, exp.EQ) and
             isinstance(e.this, exp.Column) and (e.this.table.lower() in own if e.this.table else
