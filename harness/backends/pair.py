@@ -3,11 +3,14 @@ lifecycle (reset through ``topology``, an idempotent ``close`` that always remov
 
 from __future__ import annotations
 
+import contextlib
 import shutil
+import signal
 import socket
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from types import FrameType
 from typing import TypeVar
 
 from harness.backends.base import Server
@@ -34,6 +37,31 @@ def start_with_retries(start: Callable[[Mapping[str, str]], P], server_opts: Map
             if attempt == 2 or "already in use" not in str(e):
                 raise
     raise AssertionError("unreachable")
+
+
+@contextlib.contextmanager
+def ctrl_c_deferred() -> Iterator[None]:
+    """Hold Ctrl-C until the block is done, then raise it: a second Ctrl-C while containers or server
+    processes are being removed must not leave them behind (seen: a container stopped but not removed)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    got: list[int] = []
+
+    def hold(signum: int, frame: FrameType | None) -> None:
+        got.append(signum)
+
+    try:
+        prev = signal.signal(signal.SIGINT, hold)
+    except ValueError:  # not the main interpreter
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, prev)
+    if got:
+        raise KeyboardInterrupt
 
 
 class Registry:
@@ -82,11 +110,12 @@ class PairBase:
             if self._closed:
                 return
             self._closed = True
-        try:
-            self._stop_servers()
-        finally:
-            shutil.rmtree(self.root, ignore_errors=True)
-            self._registry.discard(self)
+        with ctrl_c_deferred():
+            try:
+                self._stop_servers()
+            finally:
+                shutil.rmtree(self.root, ignore_errors=True)
+                self._registry.discard(self)
 
     @property
     def closed(self) -> bool:
