@@ -183,7 +183,8 @@ _FUNC_ALIASES = {"CURRENTVERSION": "VERSION", "CURRENT_VERSION": "VERSION", "CUR
 
 
 def _expression_facts(node: exp.Expression | None) -> tuple[list[str], list[str]]:
-    """(functions, system variables) used anywhere under ``node``."""
+    """(functions, system variables) used anywhere under ``node``; the SELECT modifier SQL_CALC_FOUND_ROWS
+    counts as a function (MySQL deprecates it with FOUND_ROWS())."""
     funcs: list[str] = []
     sysvars: list[str] = []
     if node is None:
@@ -196,6 +197,10 @@ def _expression_facts(node: exp.Expression | None) -> tuple[list[str], list[str]
             name = _FUNC_ALIASES.get(_function_name(n), _function_name(n))
             if name not in funcs:
                 funcs.append(name)
+        elif isinstance(n, exp.Select) and n.args.get("operation_modifiers"):
+            for m in n.args["operation_modifiers"]:
+                if isinstance(m, exp.Var) and m.name.upper() == "SQL_CALC_FOUND_ROWS" and m.name.upper() not in funcs:
+                    funcs.append("SQL_CALC_FOUND_ROWS")
         elif isinstance(n, exp.SessionParameter):
             v = _name(n.this).lower()
             if v not in sysvars:

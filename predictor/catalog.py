@@ -66,6 +66,7 @@ class Trigger:
     timing: str  # BEFORE | AFTER
     event: str  # INSERT | UPDATE | DELETE
     body: tuple[StatementInfo, ...] = ()
+    text: str = ""  # the CREATE TRIGGER statement: its body runs row by row (predictor/triggers.py)
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,9 @@ from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, Value, opaque, trut
 from predictor.moments import Moment, same_second
 from predictor.query import Source
 
+Pair = tuple[Row | None, Row | None]
+"""One row a statement wrote, as its triggers see it: (OLD, NEW), None where the event has no such row."""
+
 MAX_TRACKED = 200
 PARSE_BUDGET = 150
 """Statements the model may parse (beyond plain INSERT ... VALUES, read without a parse) in one workload: a
@@ -205,13 +208,13 @@ class DataModel:
         return Source(d.columns, rows)
 
     def write(self, t: Table, rows: Sequence[Row], mode: Mode, commit: bool,
-              assignments: Sequence[tuple[str, exp.Expression]] = (), has_delete_trigger: bool = False
-              ) -> WriteOutcome | None:
+              assignments: Sequence[tuple[str, exp.Expression]] = (), has_delete_trigger: bool = False,
+              pairs: list[Pair] | None = None) -> WriteOutcome | None:
         """Write ``rows`` (column -> value, missing columns take their defaults) into tracked ``t``.
 
         ``commit`` False: a statement stopped by a duplicate is undone (transactional tables); True: the
         rows before the duplicate stay. None when the outcome cannot be evaluated (``t`` is then no longer
-        tracked).
+        tracked). ``pairs`` (INSERT and INSERT IGNORE) gets (None, row) per row written, for its triggers.
         """
         d = self.tracked(t)
         if d is None:
@@ -223,6 +226,8 @@ class DataModel:
             except CannotEvaluate:
                 d.tracked = False
                 return None
+            if pairs is not None:
+                pairs.extend((None, r) for r in d.rows[n0:] if r is not None)
             if out.dup_at is not None and not commit:
                 for i in range(len(d.rows) - 1, n0 - 1, -1):
                     d.remove(i)
@@ -252,41 +257,49 @@ class DataModel:
             d.set_unknown(sorted(low))
 
     def delete_where(self, t: Table, where: exp.Expression | None, limit: int | None = None,
-                     positions: Sequence[int] | None = None) -> int | None:
+                     positions: Sequence[int] | None = None, pairs: list[Pair] | None = None,
+                     order: Sequence[exp.Ordered] = ()) -> int | None:
         """A single-table DELETE: remove the rows its WHERE selects (or the rows at ``positions``, which a
         multi-table DELETE selected); the number removed, or None (and the table is no longer tracked) when
-        the WHERE cannot be evaluated."""
+        the WHERE cannot be evaluated. ``pairs`` gets (row, None) per row removed, for its triggers."""
         d = self.tracked(t)
         if d is None:
             return None
         try:
-            doomed = self._matching(t, d, where, limit) if positions is None else sorted(set(positions))
+            doomed = self._matching(t, d, where, limit, order) if positions is None else sorted(set(positions))
         except CannotEvaluate:
             d.tracked = False
             return None
         for i in doomed:
+            if pairs is not None:
+                pairs.append((d.rows[i], None))
             d.remove(i)
         return len(doomed)
 
     def update_where(self, t: Table, where: exp.Expression | None, assignments: Sequence[tuple[str, exp.Expression]],
-                     limit: int | None = None, ignore_clashes: bool = False,
-                     positions: Sequence[int] | None = None) -> tuple[int, int, int] | None:
+                     limit: int | None = None, ignore: bool = False, scan_order: bool = True,
+                     positions: Sequence[int] | None = None, pairs: list[Pair] | None = None,
+                     order: Sequence[exp.Ordered] = ()) -> tuple[int, int, int] | None:
         """A single-table UPDATE: the rows its WHERE selects (or the rows at ``positions``, which a
         multi-table UPDATE selected) get the assigned values; returns (rows changed, rows skipped by IGNORE,
         rows matched), None when that cannot be said (changed columns then become unknown).
 
-        ``ignore_clashes``: UPDATE IGNORE moving a key, row by row in scan order, skipping a row whose new key
-        is taken at that moment (MySQL); otherwise a moved key stops the tracking."""
+        A moved key is followed for one matched row, and for UPDATE IGNORE row by row in scan order when
+        ``scan_order`` (MySQL; MariaDB: Profile.UPDATE_IGNORE_CLASHES_IN_SCAN_ORDER); ``ignore`` skips (warning
+        1062) a row whose new key is taken at that moment. Otherwise a moved key stops the tracking, as does a
+        clash without IGNORE (the statement fails). ``pairs`` gets (old, new) per row matched and not skipped,
+        changed or not: UPDATE triggers fire for each."""
         d = self.tracked(t)
         if d is None:
             return None
         cols = [c.lower() for c, _ in assignments]
         try:
-            hit = self._matching(t, d, where, limit) if positions is None else sorted(set(positions))
+            hit = self._matching(t, d, where, limit, order) if positions is None else sorted(set(positions))
         except CannotEvaluate:
             self.changed_columns(t, cols)
             return None
         keys = {c for k in d.keys for c in k}
+        moved = [c.lower() for c, e in assignments if not _keeps(e, c)]  # SET v = v + 0 changes nothing
         changed = ignored = 0
         for i in hit:
             old = d.rows[i]
@@ -300,14 +313,17 @@ class DataModel:
                 except CannotEvaluate:
                     new[c.lower()] = UNKNOWN
             if any(new[c] != old[c] for c in keys):
-                if not ignore_clashes:
-                    d.tracked = False  # a key moved: duplicates are not modelled
+                if not (ignore and scan_order) and len(hit) != 1:
+                    d.tracked = False  # keys of several rows moved: the order they clash in is not modelled
                     return None
                 d.remove(i)
                 try:
                     clash = d.conflict(new)
                 except CannotEvaluate:
                     d.tracked = False
+                    return None
+                if clash is not None and not ignore:
+                    d.tracked = False  # 1062: the statement fails (not modelled)
                     return None
                 if clash is not None:
                     d.rows[i] = None
@@ -316,24 +332,34 @@ class DataModel:
                     continue
                 d.add(new)
                 changed += 1
+                if pairs is not None:
+                    pairs.append((old, new))
                 continue
-            if _differs(old, new, cols):
+            if _differs(old, new, moved):
                 changed += 1
             d.rows[i] = new
+            if pairs is not None:
+                pairs.append((old, new))
         return changed, ignored, len(hit)
 
     @staticmethod
-    def _matching(t: Table, d: TableData, where: exp.Expression | None, limit: int | None) -> list[int]:
-        """Positions of the rows a WHERE (and LIMIT, in scan order) selects; raises CannotEvaluate."""
-        order = [i for i, r in enumerate(d.rows) if r is not None]
+    def _matching(t: Table, d: TableData, where: exp.Expression | None, limit: int | None,
+                  order: Sequence[exp.Ordered] = ()) -> list[int]:
+        """Positions of the rows a WHERE (and ORDER BY ... LIMIT, else LIMIT in scan order) selects; raises
+        CannotEvaluate."""
+        scan = [i for i, r in enumerate(d.rows) if r is not None]
         if d.keys and t.keys and t.keys[0].kind.value == "primary":
             try:
-                order.sort(key=lambda i: tuple(d.rows[i][c] for c in d.keys[0]))  # type: ignore[index]
+                scan.sort(key=lambda i: tuple(d.rows[i][c] for c in d.keys[0]))  # type: ignore[index]
             except TypeError:
                 if limit is not None:
                     raise CannotEvaluate("scan order of unknown keys") from None
-        hit = [i for i in order if where is None or truth(where, d.rows[i])]  # type: ignore[arg-type]
-        return hit if limit is None or limit < 0 else hit[:limit]
+        hit = [i for i in scan if where is None or truth(where, d.rows[i])]  # type: ignore[arg-type]
+        if limit is None or limit < 0 or len(hit) <= limit:
+            return hit
+        if order:
+            return _first_ordered(hit, d, order, limit)
+        return hit[:limit]
 
     def rekey(self, old: Table, new: Table) -> bool:
         """ALTER TABLE changed columns or keys: carry the rows over; False when they now clash (1062)."""
@@ -356,6 +382,49 @@ class DataModel:
         except CannotEvaluate:
             nd.tracked = False
         return True
+
+
+def _first_ordered(hit: list[int], d: TableData, order: Sequence[exp.Ordered], limit: int) -> list[int]:
+    """The first ``limit`` of ``hit`` by ORDER BY; CannotEvaluate when the cut falls between equal keys (then
+    which rows the server takes depends on its plan) or a key is not known."""
+    def key(i: int) -> tuple[tuple[int, object], ...]:
+        row = d.rows[i]
+        assert row is not None
+        out: list[tuple[int, object]] = []
+        for o in order:
+            v = value(o.this, row)
+            if opaque(v) or isinstance(v, Moment):
+                raise CannotEvaluate("ORDER BY an unknown value")
+            desc = bool(o.args.get("desc"))
+            rank = (0 if v is None else 1) * (-1 if desc else 1)  # NULLs first ascending, last descending
+            out.append((rank, _Desc(v) if desc and v is not None else v))
+        return tuple(out)
+
+    try:
+        keyed = sorted(((key(i), i) for i in hit), key=lambda x: x[0])
+    except TypeError:
+        raise CannotEvaluate("ORDER BY across types") from None
+    if limit == 0:
+        return []
+    if keyed[limit - 1][0] == keyed[limit][0]:
+        raise CannotEvaluate("LIMIT cuts between equal ORDER BY keys")
+    return [i for _, i in keyed[:limit]]  # in ORDER BY order: the order the rows are changed in
+
+
+class _Desc:
+    """Reverses the order of a value (ORDER BY ... DESC)."""
+
+    def __init__(self, v: object) -> None:
+        self.v = v
+
+    def __lt__(self, other: _Desc) -> bool:
+        return bool(other.v < self.v)  # type: ignore[operator]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Desc) and self.v == other.v
+
+    def __hash__(self) -> int:
+        return hash(self.v)
 
 
 def _coerce(t: Table, name: str, v: Value) -> Value:

@@ -12,11 +12,12 @@ from dataclasses import dataclass, replace
 
 from sqlglot import exp
 
+from predictor import triggers
 from predictor.analyze import DML_KINDS, ONE_ROW, SELF_SUBQUERY, Kind, Op, StatementInfo
 from predictor.binlog import Binlog, Builder, copy_record
 from predictor.catalog import Catalog, Column, KeyKind, Routine, Table, Trigger, View
 from predictor.context import Context
-from predictor.data import POSITION, DataModel, Mode, values_rows
+from predictor.data import POSITION, DataModel, Mode, Pair, values_rows
 from predictor.decide import ER_GTID_UNSAFE_NON_TRANSACTIONAL_TABLE, decide, gtid_consistency
 from predictor.evaluate import Row
 from predictor.images import images
@@ -30,6 +31,7 @@ from predictor.records import StatementRecord
 from predictor.resolve import lookup, resolve
 from predictor.routines import UNKNOWN_NAME, Bindings, Signature, bind, call_bindings
 from predictor.session import Cache, Piece, SessionState, canonical_var, normalize_value
+from predictor.triggers import Changed
 from predictor.undo import journal, restore
 from predictor.unsafe import classify
 
@@ -503,21 +505,53 @@ def _stick_to_row(p: Predictor, s: SessionState) -> None:
 def _with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, out: _Outcome) -> _Outcome:
     """What the rows of tracked tables decide: duplicate keys (1062, partial inserts, IGNORE'd rows) and the
     writes, updates and deletes of REPLACE and ON DUPLICATE KEY UPDATE."""
-    out = _key_checks(p, sql, info, s, out)
-    if p.data.fed:  # then what the triggers the statement fires update is unknown
+    fired: dict[str, Changed | None] = {}
+    out = _key_checks(p, sql, info, s, out, fired)
+    if fired and all(c is not None for c in fired.values()):
+        out = _idle_triggers(info, out, fired)
+    if p.data.fed:  # then what the triggers the statement fires update, and were not run, is unknown
         events = _EVENTS.get(info.kind, frozenset())
         if info.kind is Kind.INSERT and info.on_duplicate is not None:
             events = events | {"UPDATE"}
         for w in info.writes:
-            p.data.fire(w.table, events)
+            if fired.get(w.table.lower()) is None:
+                p.data.fire(w.table, events)
     return out
 
 
-def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, out: _Outcome) -> _Outcome:
+def _fire(p: Predictor, s: SessionState, t: Table, event: str, pairs: list[Pair] | None,
+          fired: dict[str, Changed | None]) -> None:
+    """Run ``t``'s ``event`` triggers on the rows the statement wrote (predictor/triggers.py)."""
+    if pairs is None or not any(tr.event.upper() == event for tr in t.triggers):
+        return
+    fired[t.name.lower()] = triggers.run(p.data, t, event, pairs, lambda name: lookup(name, p.catalog, s),
+                                         lambda x: p.journal(s, x))
+
+
+def _idle_triggers(info: StatementInfo, out: _Outcome, fired: dict[str, Changed | None]) -> _Outcome:
+    """Row format: a table the statement's triggers changed no row of has no row events."""
+    if not out.row_format:
+        return out
+    total: Changed = {}
+    for changed in fired.values():
+        for k, n in (changed or {}).items():
+            had = total.get(k, 0)
+            total[k] = None if had is None or n is None else had + n
+    own = {w.table.lower() for w in info.writes}
+    idle = {k for k, n in total.items() if n == 0 and k not in own}
+    if not idle:
+        return out
+    stmt_cache = tuple(x for x in out.stmt_cache if not (x.rows and x.table.lower() in idle))
+    trx = tuple(x for x in out.trx if not (x.rows and x.table.lower() in idle))
+    return replace(out, stmt_cache=stmt_cache, trx=trx, logged=bool(stmt_cache or trx))
+
+
+def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, out: _Outcome,
+                fired: dict[str, Changed | None]) -> _Outcome:
     if not any(p.data.watching(w.table) for w in info.writes):
         return out  # nothing it writes is tracked (the common case of a big workload)
     if info.kind in (Kind.INSERT, Kind.REPLACE) and len(info.writes) == 1:
-        return _write_rows(p, sql, info, s, out)
+        return _write_rows(p, sql, info, s, out, fired)
     untouched: list[bool] = []  # per written table: no row changed (or matched: MULTI_UPDATE_STMT_CACHE_WHEN)
     for w in info.writes:
         t = lookup(w.table, p.catalog, s)
@@ -531,13 +565,18 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
             positions = _selected(p, tree, t, s) if info.multi_table and isinstance(tree, exp.Expression) else None
             if info.multi_table and positions is None:
                 cond = exp.Anonymous(this=UNKNOWN_NAME)  # a join the model cannot follow: rows unknown
+            pairs: list[Pair] | None = [] if t.triggers else None
+            order = tree.args.get("order") if isinstance(tree, (exp.Delete, exp.Update)) else None
+            by = order.expressions if isinstance(order, exp.Order) else ()
             if isinstance(tree, exp.Delete):
-                changed = p.data.delete_where(t, cond, info.limit, positions)
+                changed = p.data.delete_where(t, cond, info.limit, positions, pairs, by)
+                _fire(p, s, t, "DELETE", pairs if changed is not None else None, fired)
             elif isinstance(tree, exp.Update):
                 res = p.data.update_where(t, cond, _assignments_to(tree, t), info.limit,
-                                          ignore_clashes=info.ignore and p.profile.UPDATE_IGNORE_CLASHES_IN_SCAN_ORDER,
-                                          positions=positions)
+                                          ignore=info.ignore, scan_order=p.profile.UPDATE_IGNORE_CLASHES_IN_SCAN_ORDER,
+                                          positions=positions, pairs=pairs, order=by)
                 changed = None if res is None else res[0]
+                _fire(p, s, t, "UPDATE", pairs if res is not None else None, fired)
                 if res is not None and res[1]:
                     out = replace(out, warnings=out.warnings | {1062})
             elif info.kind is Kind.UPDATE and w.columns is not None:
@@ -607,7 +646,8 @@ def _assignments_to(tree: exp.Update, t: Table) -> list[tuple[str, exp.Expressio
                                                 e.this.name.lower() in names)]
 
 
-def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, out: _Outcome) -> _Outcome:
+def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, out: _Outcome,
+                fired: dict[str, Changed | None]) -> _Outcome:
     """INSERT / REPLACE into one table whose rows are tracked: evaluate the rows the statement writes."""
     t = lookup(info.writes[0].table, p.catalog, s)
     if t is None or t.temporary:
@@ -638,10 +678,13 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
         return out
     else:
         rows, mode = fast, Mode.IGNORE if info.ignore else Mode.INSERT
+    pairs: list[Pair] | None = [] if t.triggers and mode in (Mode.INSERT, Mode.IGNORE) else None
     res = p.data.write(t, rows, mode, commit=not trans, assignments=assignments,
-                       has_delete_trigger=any(tr.event.upper() == "DELETE" for tr in t.triggers))
+                       has_delete_trigger=any(tr.event.upper() == "DELETE" for tr in t.triggers), pairs=pairs)
     if res is None:
         return out
+    if res.dup_at is None:
+        _fire(p, s, t, "INSERT", pairs, fired)
     if res.dup_at is not None:
         if trans or res.dup_at == 0:
             return replace(out, error=1062, logged=False, stmt_cache=(), trx=(), row_writes=())
@@ -1184,7 +1227,7 @@ def handle_create_trigger(p: Predictor, b: Builder, info: StatementInfo, s: Sess
     if p.catalog.trigger_table(info.name or "") is not None:
         b.error = ER_TRG_ALREADY_EXISTS
         return
-    trig = Trigger(info.name or "", table.name, info.timing or "", info.event or "", info.body)
+    trig = Trigger(info.name or "", table.name, info.timing or "", info.event or "", info.body, b.sql)
     for body in info.body:  # rows a trigger changes are not evaluated: what it writes becomes unknown (fire)
         for w in body.writes:
             target = p.catalog.table(w.table)

@@ -113,6 +113,8 @@ def check_file(path: Path, profile: str, pair: Pair | None, server: str, out_roo
         return Tally(0, (Failure(str(path), 0, "", "", Source.PREDICTED, Mismatch("file", "valid", str(e))),))
     tally = Tally(0, tuple(Failure(str(path), line, "", "", Source.PREDICTED, Mismatch("lint", "valid", msg))
                            for line, msg in lint))
+    if lint:
+        return tally  # an expectation that does not parse is reported, not checked
     run_here = _runs_on(workload, profile)
     for i, config in enumerate(workload.headers.configs or ((),)):
         cfg = dict(config)

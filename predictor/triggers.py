@@ -1,0 +1,113 @@
+"""Trigger bodies run row by row on the tracked rows: OLD.c / NEW.c are the row's values, IF / ELSEIF /
+ELSE conditions are evaluated, and the UPDATEs a body runs change the rows of their table.
+
+Whether a trigger's UPDATE changed a row decides whether the statement has row events for that table
+(``UPDATE slots`` whose trigger updates ``tallies`` only when a slot gets booked). A body this module cannot
+follow (a loop, a CALL, a local variable, a condition on an unknown value) makes the whole firing
+inexact: ``run`` returns None and the caller falls back to ``DataModel.fire``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+
+from sqlglot import exp
+
+from predictor.catalog import Table
+from predictor.data import DataModel, Pair
+from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, known, truth
+from predictor.parse import parse
+
+Changed = dict[str, int | None]
+"""Table (lower case) -> rows the bodies changed or wrote there; None: some, how many is not known."""
+
+
+class _Inexact(Exception):
+    """The body does something this module does not follow."""
+
+
+def run(data: DataModel, t: Table, event: str, pairs: Sequence[Pair], tables: Callable[[str], Table | None],
+        journal: Callable[[Table], None]) -> Changed | None:
+    """Fire ``t``'s triggers for ``event`` once per pair, BEFORE ones first; None when they cannot be followed
+    (what they already changed is then overwritten by the caller's fallback)."""
+    triggers = sorted((tr for tr in t.triggers if tr.event.upper() == event),
+                      key=lambda tr: tr.timing.upper() != "BEFORE")
+    changed: Changed = {w.table.lower(): 0 for tr in triggers for info in tr.body for w in info.writes}
+    if not triggers:
+        return changed
+    bodies = [_body(tr.text) for tr in triggers]
+    if any(b is None for b in bodies):
+        return None
+    runner = _Runner(data, tables, journal, changed)
+    try:
+        for old, new in pairs:
+            for body in bodies:
+                assert body is not None
+                runner.node(body, {"old": old, "new": new})
+    except (_Inexact, CannotEvaluate):
+        return None
+    return changed
+
+
+@lru_cache(maxsize=256)
+def _body(text: str) -> exp.Expression | None:
+    tree = parse(text) if text else None
+    body = tree.args.get("body") if isinstance(tree, exp.Expression) else None
+    return body if isinstance(body, exp.Expression) else None
+
+
+class _Runner:
+    def __init__(self, data: DataModel, tables: Callable[[str], Table | None], journal: Callable[[Table], None],
+                 changed: Changed) -> None:
+        self.data, self.tables, self.journal, self.changed = data, tables, journal, changed
+
+    def node(self, n: exp.Expression, rows: dict[str, Row | None]) -> None:
+        if isinstance(n, exp.Block):
+            for x in n.expressions:
+                self.node(x, rows)
+        elif isinstance(n, exp.IfBlock):
+            branch = n.args.get("true") if truth(_bound(n.this, rows), {}) else n.args.get("false")
+            if isinstance(branch, exp.Expression):
+                self.node(branch, rows)
+        elif isinstance(n, exp.Update):
+            self.update(n, rows)
+        elif isinstance(n, exp.Insert) and isinstance(n.this, exp.Table | exp.Schema):
+            target = n.this.this if isinstance(n.this, exp.Schema) else n.this
+            self.count(target.name, 1)  # a log row: such tables are never tracked (handle_create_trigger)
+        else:
+            raise _Inexact(type(n).__name__)
+
+    def update(self, n: exp.Update, rows: dict[str, Row | None]) -> None:
+        if not isinstance(n.this, exp.Table) or n.this.args.get("joins") or n.args.get("from") or n.args.get("limit") \
+                or n.args.get("order"):
+            raise _Inexact("multi-table or ordered UPDATE in a trigger")
+        t = self.tables(n.this.name)
+        if t is None:
+            raise _Inexact("UPDATE of an unknown table")
+        where = n.args.get("where")
+        cond = _bound(where.this, rows) if where is not None else None
+        sets = [(e.this.name, _bound(e.expression, rows)) for e in n.expressions
+                if isinstance(e, exp.EQ) and isinstance(e.this, exp.Column)]
+        self.journal(t)
+        got = self.data.update_where(t, cond, sets) if self.data.tracked(t) is not None else None
+        self.count(t.name, None if got is None else got[0])
+
+    def count(self, table: str, n: int | None) -> None:
+        key = table.lower()
+        had = self.changed.get(key, 0)
+        self.changed[key] = None if had is None or n is None else had + n
+
+
+def _bound(e: exp.Expression, rows: dict[str, Row | None]) -> exp.Expression:
+    """``e`` with OLD.c / NEW.c replaced by the row's values (unknown ones stay unknown)."""
+
+    def put(x: exp.Expression) -> exp.Expression:
+        if isinstance(x, exp.Column) and x.table.lower() in ("old", "new"):
+            row = rows.get(x.table.lower())
+            if row is None:
+                raise _Inexact(f"{x.table}.{x.name} in a trigger without that row")
+            return known(row.get(x.name.lower(), UNKNOWN))
+        return x
+
+    return e.copy().transform(put)
