@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from predictor.analyze import Kind, Op, StatementInfo, Write
 from predictor.catalog import Catalog, Table
 from predictor.session import SessionState
+from predictor.triggers import new_columns
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,7 @@ def _resolve_write(acc: Access, w: Write, info: StatementInfo, catalog: Catalog,
         if t is None:
             acc.missing.append(name)
             return
-    acc.writes.append(Use(t, w.op, w.columns, top))
+    acc.writes.append(Use(t, w.op, _with_trigger_columns(t, w), top))
     if info.kind is Kind.CREATE_TABLE_SELECT:
         return
     events = list(_TRIGGER_EVENTS.get(w.op, ()))
@@ -107,6 +108,19 @@ def _resolve_write(acc: Access, w: Write, info: StatementInfo, catalog: Catalog,
             for s in trig.body:
                 acc.sub_statements.append(s)
                 _resolve_into(acc, s, catalog, session, top=False, depth=depth + 1)
+
+
+def _with_trigger_columns(t: Table, w: Write) -> tuple[str, ...] | None:
+    """The columns a write sets, and those its BEFORE triggers set through NEW.c."""
+    if w.columns is None or not t.triggers:
+        return w.columns
+    event = {Op.INSERT: "INSERT", Op.UPDATE: "UPDATE"}.get(w.op)
+    added = [c for trig in t.triggers if trig.timing.upper() == "BEFORE" and trig.event.upper() == event
+             for c in new_columns(trig.text)]
+    if not added:
+        return w.columns
+    have = {c.lower() for c in w.columns}
+    return (*w.columns, *(c for c in dict.fromkeys(added) if c not in have and t.column(c) is not None))
 
 
 def _resolve_into(acc: Access, info: StatementInfo, catalog: Catalog, session: SessionState, top: bool,
