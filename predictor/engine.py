@@ -572,13 +572,15 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
                 changed = p.data.delete_where(t, cond, info.limit, positions, pairs, by)
                 _fire(p, s, t, "DELETE", pairs if changed is not None else None, fired)
             elif isinstance(tree, exp.Update):
-                res = p.data.update_where(t, cond, _assignments_to(tree, t), info.limit,
+                sets = [(c, resolved(e, lambda name: _source(p, name, s))) for c, e in _assignments_to(tree, t)]
+                res = p.data.update_where(t, cond, sets, info.limit,
                                           ignore=info.ignore, scan_order=p.profile.UPDATE_IGNORE_CLASHES_IN_SCAN_ORDER,
                                           positions=positions, pairs=pairs, order=by)
                 changed = None if res is None else res[0]
                 _fire(p, s, t, "UPDATE", pairs if res is not None else None, fired)
                 if res is not None and res[1]:
-                    out = replace(out, warnings=out.warnings | {1062})
+                    if p.profile.UPDATE_IGNORE_DUP_WARNING:
+                        out = replace(out, warnings=out.warnings | {p.profile.UPDATE_IGNORE_DUP_WARNING})
             elif info.kind is Kind.UPDATE and w.columns is not None:
                 p.data.changed_columns(t, w.columns)  # a routine's body statement: the text is the CALL's
                 continue

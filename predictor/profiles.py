@@ -158,6 +158,9 @@ class Profile:
     UPDATE_IGNORE_CLASHES_IN_SCAN_ORDER: ClassVar[bool] = True
     """MySQL: UPDATE IGNORE moving a unique key updates row by row in scan order and skips (warning 1062) a row
     whose new key is still taken; MariaDB 10.11 gave no 1062 for the same statement (unsafe_22)."""
+    UPDATE_IGNORE_DUP_WARNING: ClassVar[int | None] = 1062
+    """The note UPDATE IGNORE gives for a row it skipped because its new key was taken; MariaDB skips the row
+    without one (fixtures/seeds/003_logging_rules/data_dependent_keys.sql)."""
     ONE_GROUP_PER_COMMIT: ClassVar[bool] = False
     """MariaDB: the statement cache and the transaction cache flushed by the same autocommit statement end are
     written as one event group (seed 001 shape 5.a in ROW: the next statement's group is one higher, not two);
@@ -290,6 +293,7 @@ class MariaDB1011(Profile):
     GTID_CONSISTENCY_ERRORS = False
     ONE_GROUP_PER_COMMIT = True
     UPDATE_IGNORE_CLASHES_IN_SCAN_ORDER = False
+    UPDATE_IGNORE_DUP_WARNING = None
     ROW_INJECTION_STMT_MODE_ERROR = None
     ROW_INJECTION_GTID_ERROR = None
     DELAYED_WARNING = None
