@@ -126,6 +126,7 @@ class Routine:
     kind: str  # FUNCTION | PROCEDURE
     body: tuple[StatementInfo, ...] = ()
     signature: Signature = field(default_factory=Signature)
+    text: str = ""  # the CREATE statement: a function that only RETURNs an expression is inlined (routines.py)
 
 
 @dataclass(frozen=True)
@@ -157,6 +158,9 @@ class Catalog:
     def put_routine(self, r: Routine) -> None:
         self.routines[f"{r.kind}:{r.name.lower()}"] = r
         self.version += 1
+
+    def has_functions(self) -> bool:
+        return any(k.startswith("FUNCTION:") for k in self.routines)
 
     def routine(self, kind: str, name: str) -> Routine | None:
         return self.routines.get(f"{kind}:{name.lower()}")

@@ -24,12 +24,12 @@ from predictor.images import images
 from predictor.injection import InjectedRows, InjectionError, injected_rows
 from predictor.literals import UNSURE, Unsure, literal_rows
 from predictor.nodes import BinlogEvent
-from predictor.parse import parse
+from predictor.parse import Parsed, parse
 from predictor.profiles import Profile
 from predictor.query import Source, matching_rows, resolved, select_rows
 from predictor.records import StatementRecord
 from predictor.resolve import lookup, resolve
-from predictor.routines import UNKNOWN_NAME, Bindings, Signature, bind, call_bindings
+from predictor.routines import UNKNOWN_NAME, Bindings, Signature, bind, call_bindings, inline_functions
 from predictor.session import Cache, Piece, SessionState, canonical_var, normalize_value
 from predictor.triggers import Changed
 from predictor.undo import journal, restore
@@ -282,6 +282,11 @@ class Predictor:
                 return True
         return False
 
+    def function_text(self, name: str) -> str | None:
+        """The CREATE FUNCTION statement of stored function ``name``, if there is one."""
+        r = self.catalog.routine("FUNCTION", name)
+        return r.text if r is not None else None
+
     def context(self, seq: int, info: StatementInfo, s: SessionState) -> Context:
         return Context(seq, info, resolve(info, self.catalog, s), s, self.catalog, self.profile)
 
@@ -519,6 +524,15 @@ def _with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionStat
     return out
 
 
+def _parsed(p: Predictor, sql: str) -> Parsed:
+    """The statement the data model evaluates: its calls of stored functions that only RETURN an integer
+    expression are inlined (predictor/routines.py)."""
+    tree = parse(sql)
+    if not isinstance(tree, exp.Expression) or not p.catalog.has_functions():
+        return tree
+    return inline_functions(tree, p.function_text)
+
+
 def _fire(p: Predictor, s: SessionState, t: Table, event: str, pairs: list[Pair] | None,
           fired: dict[str, Changed | None]) -> None:
     """Run ``t``'s ``event`` triggers on the rows the statement wrote (predictor/triggers.py)."""
@@ -559,7 +573,7 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
             continue
         p.journal(s, t)
         if info.kind in (Kind.DELETE, Kind.UPDATE) and p.data.tracked(t) is not None and p.data.may_parse():
-            tree = parse(sql)
+            tree = _parsed(p, sql)
             where = tree.args.get("where") if isinstance(tree, (exp.Delete, exp.Update)) else None
             cond = resolved(where.this, lambda name: _source(p, name, s)) if where is not None else None
             positions = _selected(p, tree, t, s) if info.multi_table and isinstance(tree, exp.Expression) else None
@@ -665,7 +679,7 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
         if not p.data.may_parse():
             p.data.forget(t.name)
             return out
-        tree = parse(sql)
+        tree = _parsed(p, sql)
         rows = _statement_rows(p, tree, t, s) if isinstance(tree, exp.Insert) else None
         if rows is None or not isinstance(tree, exp.Insert):
             p.data.forget(t.name)
@@ -1102,7 +1116,7 @@ def _fill_created(p: Predictor, sql: str, table: Table, info: StatementInfo, s: 
     """Evaluate the rows CREATE ... SELECT puts into ``table`` (matched by column name): how many it writes,
     None when that cannot be said, DUPLICATE_FILL when a duplicate key fails the statement. A base table's rows are
     then tracked when they could be evaluated."""
-    tree = parse(sql)
+    tree = _parsed(p, sql)
     got = select_rows(tree.expression, lambda name: _source(p, name, s)) \
         if isinstance(tree, exp.Create) and tree.expression is not None else None
     scratch = DataModel()
@@ -1263,7 +1277,7 @@ def handle_create_routine(p: Predictor, b: Builder, info: StatementInfo, s: Sess
     if p.catalog.routine(kind, info.name or "") is not None:
         b.error = ER_SP_ALREADY_EXISTS
         return
-    p.catalog.put_routine(Routine(info.name or "", kind, info.body, info.signature or Signature()))
+    p.catalog.put_routine(Routine(info.name or "", kind, info.body, info.signature or Signature(), b.sql))
     _log_direct(p, b, s)
 
 

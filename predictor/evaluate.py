@@ -71,8 +71,16 @@ def literal(e: exp.Expression) -> Value:
     raise CannotEvaluate(type(e).__name__)
 
 
-_ARITH: dict[type[exp.Expression], Callable[[int, int], int]] = {
-    exp.Add: operator.add, exp.Sub: operator.sub, exp.Mul: operator.mul}
+def _div(a: int, b: int) -> int | None:
+    """MySQL's DIV: truncated toward zero; by zero, NULL."""
+    if b == 0:
+        return None
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
+_ARITH: dict[type[exp.Expression], Callable[[int, int], int | None]] = {
+    exp.Add: operator.add, exp.Sub: operator.sub, exp.Mul: operator.mul, exp.IntDiv: _div}
 _CMP: dict[type[exp.Expression], Callable[[Any, Any], bool]] = {
     exp.EQ: operator.eq, exp.NEQ: operator.ne, exp.GT: operator.gt, exp.GTE: operator.ge,
     exp.LT: operator.lt, exp.LTE: operator.le}
@@ -149,7 +157,7 @@ def value(e: exp.Expression, row: Row, values: Row | None = None) -> Value:
             if a is None or b is None:
                 return None
             if isinstance(a, int) and isinstance(b, int):
-                return int(fn(a, b))
+                return fn(a, b)
             return UNKNOWN
     for cls, fn in _CMP.items():
         if isinstance(e, cls):

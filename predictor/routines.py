@@ -10,8 +10,9 @@ function the evaluator cannot know.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 from sqlglot import exp
 
@@ -128,3 +129,42 @@ def _constant(e: exp.Expression) -> bool:
 
 def _unknown() -> exp.Expression:
     return exp.Anonymous(this=UNKNOWN_NAME)
+
+
+_INTEGER_TYPES = frozenset({exp.DataType.Type.TINYINT, exp.DataType.Type.SMALLINT, exp.DataType.Type.MEDIUMINT,
+                            exp.DataType.Type.INT, exp.DataType.Type.BIGINT})
+
+
+@lru_cache(maxsize=256)
+def returned(text: str) -> tuple[tuple[str, ...], exp.Expression] | None:
+    """(parameter names, expression) of ``CREATE FUNCTION f(p INT, ...) RETURNS INT RETURN expr``: a function
+    the data model can inline. Integer parameters and result only: other types convert in ways it does not
+    follow (string truncation, decimal rounding)."""
+    tree = parse(text)
+    if not isinstance(tree, nodes.CreateRoutine) or not isinstance(tree.args.get("body"), exp.Return):
+        return None
+    params = [x for x in tree.args.get("params") or () if isinstance(x, nodes.RoutineParam)]
+    types = [x.args.get("kind") for x in params] + [tree.args.get("returns")]
+    if not all(isinstance(t, exp.DataType) and t.this in _INTEGER_TYPES for t in types):
+        return None
+    return tuple(x.name.lower() for x in params), tree.args["body"].this
+
+
+def inline_functions(tree: exp.Expression, function: Callable[[str], str | None], depth: int = 0) -> exp.Expression:
+    """``tree`` with calls of inlinable stored functions (``returned``) replaced by their RETURN expression
+    over the call's arguments; ``function(name)`` gives a stored function's CREATE text, or None."""
+    if depth > 8 or not any(isinstance(n, exp.Anonymous) for n in tree.walk()):
+        return tree
+
+    def swap(node: exp.Expression) -> exp.Expression:
+        if not isinstance(node, exp.Anonymous):
+            return node
+        text = function(node.name)
+        body = returned(text) if text else None
+        if body is None or len(body[0]) != len(node.expressions):
+            return node
+        names, expr = body
+        args = {n: exp.Paren(this=a.copy()) for n, a in zip(names, node.expressions, strict=True)}
+        return exp.Paren(this=inline_functions(substitute(expr, args), function, depth + 1))
+
+    return tree.transform(swap)
