@@ -1,0 +1,121 @@
+"""CALL: a procedure's body statements are decided and logged one by one under the CALL's record, with
+the arguments bound (and counted loops unrolled)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+from predictor.analyze import Kind, StatementInfo
+from predictor.binlog import Builder
+from predictor.catalog import Routine
+from predictor.codes import ER_SP_DOES_NOT_EXIST
+from predictor.decide import ER_GTID_UNSAFE_NON_TRANSACTIONAL_TABLE
+from predictor.routines import Bindings, bind, call_bindings
+from predictor.session import SessionState
+
+if TYPE_CHECKING:
+    from predictor.engine import Predictor
+
+
+def handle_call(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    routine = p.catalog.routine("PROCEDURE", info.name or "")
+    if routine is None:
+        b.error = ER_SP_DOES_NOT_EXIST
+        return
+    try:
+        unroll(p, b, routine, s, b.sql, None, depth=0)
+    finally:
+        s.force_row = False
+
+
+def unroll(p: Predictor, b: Builder, routine: Routine, s: SessionState, call: str, outer: Bindings | None,
+            depth: int) -> None:
+    """CALL is unrolled: each statement of the body is decided and logged on its own, under the CALL, with
+    the CALL's arguments in its text where the data model follows what it writes (predictor/routines.py);
+    a counted loop's statements once per pass (predictor/loops.py)."""
+    body = routine.body
+    bound: dict[str, Bindings] = {}  # computed on first need: "" -> the CALL's bindings
+
+    def bindings() -> Bindings:
+        if "" not in bound:
+            bound[""] = (call_bindings(call, routine.signature, outer) if p.data.may_parse() else None) or {}
+        return bound[""]
+
+    i = 0
+    while i < len(body) and b.error is None:
+        loop = body[i].loop
+        j = i + 1
+        while loop is not None and j < len(body) and body[j].loop == loop:
+            j += 1
+        if loop is None:
+            _run(p, b, routine, s, body[i:j], bindings, depth)
+        else:
+            base = bindings()
+            passes = loop.passes(base)
+            for counter in passes if passes is not None else [None]:
+                values = base if counter is None else {**base, loop.var: exp.Literal.number(counter)}
+                if not _run(p, b, routine, s, body[i:j], _constant(values), depth):
+                    break
+        i = j
+
+
+def _constant(values: Bindings) -> Callable[[], Bindings]:
+    return lambda: values
+
+
+def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements: tuple[StatementInfo, ...],
+         bindings: Callable[[], Bindings], depth: int) -> bool:
+    """Decide and log body statements under the CALL's builder; False when one failed (the CALL ends)."""
+    for sub in statements:
+        text = None
+        if sub.text is not None and _follows(p, sub):
+            values = bindings()
+            text = bind(sub.text, values) if values or not routine.signature.params else None
+        if sub.kind is Kind.CALL and depth < 8:
+            r = p.catalog.routine("PROCEDURE", sub.name or "")
+            if r is not None:
+                unroll(p, b, r, s, text or "", bindings(), depth + 1)
+                if b.error is not None:
+                    return False  # an error in a called procedure ends its callers too
+            continue
+        sb = Builder(b.seq, b.session, text or b.sql)
+        p.binlog.builders[b.seq] = sb
+        p.dispatch(sb, sub, s)
+        if sb.error == ER_GTID_UNSAFE_NON_TRANSACTIONAL_TABLE:
+            if s.binlog_format != "STATEMENT":
+                # the GTID check fails after the statement went to row: its unsafe reasons are never reported
+                sb.unsafe.clear()
+            elif sb.unsafe:
+                b.unsafe_noted = True  # in STATEMENT format the CALL reports them, 1592, logged or not (9.7)
+        if sb.row_events and s.binlog_format == "MIXED":
+            s.force_row = True  # within one CALL, MIXED stays in row format once it switched
+        _merge(b, sb)
+        p.binlog.builders[b.seq] = b
+        if sb.error is not None:
+            b.error = sb.error
+            return False
+    return True
+
+
+def _follows(p: Predictor, sub: StatementInfo) -> bool:
+    """Whether the data model reads this body statement's text (else the CALL's text is enough)."""
+    if sub.kind in (Kind.CALL, Kind.CREATE_TABLE_SELECT):
+        return True
+    return any(p.data.watching(w.table) for w in sub.writes)
+
+
+def _merge(into: Builder, sub: Builder) -> None:
+    into.warnings |= sub.warnings
+    into.unsafe |= sub.unsafe
+    if into.group is None:
+        into.group = sub.group
+    for c in sub.caches:
+        if c not in into.caches:
+            into.caches.append(c)
+    into.row_caches |= sub.row_caches
+    into.wrote_query = into.wrote_query or sub.wrote_query
+    for k, v in sub.row_events.items():
+        into.row_events.setdefault(k, v)

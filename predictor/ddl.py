@@ -1,0 +1,415 @@
+"""DDL: tables (temporary ones in the session), triggers, routines and views in the catalog; logged
+directly after an implicit commit."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+from predictor.analyze import ONE_ROW, Kind, Op, StatementInfo
+from predictor.binlog import Builder
+from predictor.catalog import Column, KeyKind, Routine, Table, Trigger, View
+from predictor.codes import (
+    ER_BAD_TABLE,
+    ER_NO_SUCH_TABLE,
+    ER_SP_ALREADY_EXISTS,
+    ER_SP_DOES_NOT_EXIST,
+    ER_TABLE_EXISTS,
+    ER_TRG_ALREADY_EXISTS,
+    ER_TRG_DOES_NOT_EXIST,
+    ER_UNKNOWN_VIEW,
+    ER_VIEW_SELECT_VARIABLE,
+)
+from predictor.context import Context
+from predictor.data import DataModel, Mode
+from predictor.dml import stick_to_row
+from predictor.images import images
+from predictor.query import select_rows
+from predictor.resolve import lookup, resolve
+from predictor.routines import Signature
+from predictor.rows import parsed, table_source
+from predictor.session import Cache, Piece, SessionState
+from predictor.transactions import log_direct
+from predictor.unsafe import classify
+
+if TYPE_CHECKING:
+    from predictor.engine import Predictor
+
+
+def _temp_ddl_logged(p: Predictor, s: SessionState) -> bool:
+    """Is a CREATE TEMPORARY TABLE written (as a statement) under the session's format?"""
+    fmt = s.binlog_format
+    if fmt == "STATEMENT":
+        return True
+    return fmt == "MIXED" and not p.profile.TEMP_TABLES_NEVER_ROW
+
+
+def _log_temp_ddl(p: Predictor, b: Builder, s: SessionState) -> None:
+    if not s.log_bin:
+        return
+    if s.multi_stmt_mode and s.in_trx:
+        s.trx_cache.append(Piece(b.seq, False, True))
+        s.trx_keep_log = True
+    else:
+        p.binlog.flush([Piece(b.seq, False, True)], Cache.DIRECT)
+
+
+def _gtid_temp_error(p: Predictor, s: SessionState) -> bool:
+    return p.profile.enforce_gtid and s.in_trx and s.binlog_format == "STATEMENT"
+
+
+def handle_create_table(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    name = info.name or ""
+    engine = info.engine or (p.profile.DEFAULT_TMP_ENGINE if info.temporary else p.profile.DEFAULT_ENGINE)
+    if info.kind is Kind.CREATE_TABLE_LIKE:
+        src = lookup(info.like or "", p.catalog, s)
+        if src is None:
+            b.error = ER_NO_SUCH_TABLE
+            return
+        table = replace(src, name=name, temporary=info.temporary, triggers=())
+    else:
+        d = info.table_def or Table(name, engine)
+        table = replace(d, engine=engine)
+    if info.temporary:
+        if _gtid_temp_error(p, s):
+            b.error = p.profile.GTID_TEMP_IN_TRX_ERROR
+            return
+        if s.temp_table(name) is not None:
+            if info.if_not_exists:
+                b.warnings.add(ER_TABLE_EXISTS)
+            else:
+                b.error = ER_TABLE_EXISTS
+            return
+        logged = _temp_ddl_logged(p, s)
+        s.temp_tables[name.lower()] = replace(table, temporary=True, logged_create=logged)
+        if logged:
+            _log_temp_ddl(p, b, s)
+        return
+    p.implicit_commit(s)
+    if p.catalog.table(name) is not None or p.catalog.view(name) is not None:
+        if info.if_not_exists:
+            b.warnings.add(ER_TABLE_EXISTS)
+            log_direct(p, b, s)
+        else:
+            b.error = ER_TABLE_EXISTS
+        return
+    p.catalog.put_table(table)
+    p.rows[name.lower()] = 0
+    p.data.create(table)
+    log_direct(p, b, s)
+
+
+def handle_create_select(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    name = info.name or ""
+    engine = info.engine or (p.profile.DEFAULT_TMP_ENGINE if info.temporary else p.profile.DEFAULT_ENGINE)
+    if not info.temporary:
+        p.implicit_commit(s)
+    exists = s.temp_table(name) if info.temporary else p.catalog.table(name)
+    if exists is not None:
+        if info.if_not_exists:
+            b.warnings.add(ER_TABLE_EXISTS)
+            if not info.temporary:
+                log_direct(p, b, s)
+        else:
+            b.error = ER_TABLE_EXISTS
+        return
+    src_cols: list[Column] = []
+    sources: list[Table] = []
+    for r in info.reads:
+        t = lookup(r, p.catalog, s)
+        if t is None:
+            b.error = ER_NO_SUCH_TABLE
+            return
+        sources.append(t)
+    for out_name in info.select.columns if info.select else ():
+        if out_name == "*":
+            for t in sources:
+                src_cols.extend(Column(c.name, c.type, c.nullable) for c in t.columns
+                                if all(c.name.lower() != x.name.lower() for x in src_cols))
+        elif all(out_name.lower() != x.name.lower() for x in src_cols):
+            col = next((c for t in sources for c in t.columns if c.name.lower() == out_name.lower()), None)
+            src_cols.append(Column(out_name, col.type if col else "VARCHAR", col.nullable if col else True))
+    d = info.table_def or Table(name, engine)
+    cols = tuple(d.columns) + tuple(c for c in src_cols if d.column(c.name) is None)
+    table = replace(d, engine=engine, columns=cols, temporary=info.temporary)
+    if p.profile.enforce_gtid and not info.temporary and not p.profile.engine(engine).transactional:
+        b.error = 1786  # ER_GTID_UNSAFE_CREATE_SELECT: only atomic (transactional) targets get one GTID
+        return
+    filled = _fill_created(p, b.sql, table, info, s)
+    if filled == DUPLICATE_FILL:
+        b.error = 1062  # a duplicate key while filling: the table is dropped again, nothing is logged
+        return
+    ctx = Context(b.seq, info, resolve(info, p.catalog, s), s, p.catalog, p.profile)
+    b.unsafe = classify(ctx)
+    ctx.unsafe = set(b.unsafe)
+    fmt = s.binlog_format
+    row = fmt == "ROW" or (fmt == "MIXED" and (bool(ctx.unsafe) or s.sticky_row))
+    if fmt == "STATEMENT" and ctx.unsafe:
+        b.warnings.add(1592)
+    if info.temporary:
+        logged = not row and _temp_ddl_logged(p, s)
+        s.temp_tables[name.lower()] = replace(table, logged_create=logged)
+        if row:
+            stick_to_row(p, s)
+        if logged:
+            _log_temp_ddl(p, b, s)
+        return
+    p.catalog.put_table(table)
+    src_empty = filled == 0 or (all(p.rows.get(r.lower()) == 0 for r in info.reads) and bool(info.reads)
+                                and not (info.select and ONE_ROW in info.select.extra))
+    p.rows[name.lower()] = 0 if src_empty else None
+    if not s.log_bin:
+        return
+    if not row:
+        p.binlog.flush([Piece(b.seq, False, True)], Cache.DIRECT)
+        return
+    # row format: CREATE TABLE (without the SELECT) and the rows, through the transaction cache, flushed as
+    # one group at the end of the statement (R-log-create-select-row-format; seen so on MariaDB 10.11)
+    pieces = [Piece(b.seq, False, True)]
+    if not src_empty:
+        before, after = images(table, Op.INSERT, None, s.row_image, p.profile)
+        pieces.append(Piece(b.seq, True, False, table.name, before, after, "write"))
+    p.binlog.flush(pieces, Cache.TRX)
+
+
+DUPLICATE_FILL = -1
+
+
+def _fill_created(p: Predictor, sql: str, table: Table, info: StatementInfo, s: SessionState) -> int | None:
+    """Evaluate the rows CREATE ... SELECT puts into ``table`` (matched by column name): how many it writes,
+    None when that cannot be said, DUPLICATE_FILL when a duplicate key fails the statement. A base table's rows are
+    then tracked when they could be evaluated."""
+    tree = parsed(p, sql)
+    got = select_rows(tree.expression, lambda name: table_source(p, name, s)) \
+        if isinstance(tree, exp.Create) and tree.expression is not None else None
+    scratch = DataModel()
+    scratch.create(table)
+    res = None
+    if got is not None:
+        names, values = got
+        mode = Mode.REPLACE if info.replace else Mode.IGNORE if info.ignore else Mode.INSERT
+        res = scratch.write(table, [dict(zip(names, v, strict=True)) for v in values], mode, commit=False)
+        if res is not None and res.dup_at is not None:
+            return DUPLICATE_FILL
+    if not table.temporary:
+        p.data.tables[table.name.lower()] = scratch.tables[table.name.lower()]
+        if res is None:
+            p.data.forget(table.name)
+    return None if res is None else res.written
+
+
+def handle_drop_table(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    temps = [n for n in info.targets if s.temp_table(n) is not None]
+    bases = [n for n in info.targets if s.temp_table(n) is None]
+    if info.temporary and bases:
+        if not info.if_exists:
+            b.error = ER_BAD_TABLE
+            return
+        b.warnings.add(ER_BAD_TABLE)
+    if temps and _gtid_temp_error(p, s):
+        b.error = p.profile.GTID_TEMP_IN_TRX_ERROR
+        return
+    logged_temp = False
+    for n in temps:
+        t = s.temp_tables.pop(n.lower())
+        logged_temp = logged_temp or t.logged_create
+    if info.temporary:
+        if logged_temp:
+            _log_temp_ddl(p, b, s)
+        return
+    missing = [n for n in bases if p.catalog.table(n) is None]
+    if missing and not info.if_exists:
+        for n in bases:
+            if p.catalog.table(n) is not None:
+                p.catalog.drop_table(n)
+        b.error = ER_BAD_TABLE
+        return
+    if missing:
+        b.warnings.add(ER_BAD_TABLE)
+    if bases:
+        p.implicit_commit(s)
+        for n in bases:
+            p.catalog.drop_table(n)
+            p.rows.pop(n.lower(), None)
+        log_direct(p, b, s)
+    elif logged_temp:
+        _log_temp_ddl(p, b, s)
+
+
+def handle_alter(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    name = info.targets[0] if info.targets else ""
+    tmp = s.temp_table(name)
+    t = tmp or p.catalog.table(name)
+    if t is None:
+        b.error = ER_NO_SUCH_TABLE
+        return
+    gone = {d.lower() for d in info.dropped_columns}
+    cols = tuple(c for c in t.columns if c.name.lower() not in gone) + info.added_columns
+    keys = tuple(k for k in t.keys if not (info.drops_primary_key and k.kind is KeyKind.PRIMARY)
+                 and not any(c.lower() in gone for c in k.columns)) + info.added_keys
+    pk = {c.lower() for k in keys if k.kind is KeyKind.PRIMARY for c in k.columns}
+    cols = tuple(replace(c, nullable=False) if c.name.lower() in pk else c for c in cols)
+    new = replace(t, engine=info.engine or t.engine, columns=cols, keys=keys)
+    if tmp is not None:
+        s.temp_tables[name.lower()] = new
+        if tmp.logged_create:
+            _log_temp_ddl(p, b, s)
+        return
+    p.implicit_commit(s)
+    if not p.data.rekey(t, new):
+        b.error = 1062  # the rows clash on a new unique key: the ALTER fails, nothing is logged
+        return
+    p.catalog.put_table(new)
+    log_direct(p, b, s)
+
+
+def handle_truncate(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    for n in info.targets:
+        tmp = s.temp_table(n)
+        if tmp is not None:
+            if tmp.logged_create:
+                _log_temp_ddl(p, b, s)
+            return
+        if p.catalog.table(n) is None:
+            b.error = ER_NO_SUCH_TABLE
+            return
+    p.implicit_commit(s)
+    for n in info.targets:
+        p.rows[n.lower()] = 0
+        t = p.catalog.table(n)
+        if t is not None:
+            p.data.clear(t)
+    log_direct(p, b, s)
+
+
+def handle_rename(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    pairs = list(zip(info.targets[::2], info.targets[1::2], strict=False))
+    for old, _ in pairs:
+        if p.catalog.table(old) is None and s.temp_table(old) is None:
+            b.error = ER_NO_SUCH_TABLE
+            return
+    p.implicit_commit(s)
+    for old, new in pairs:
+        t = p.catalog.drop_table(old)
+        if t is not None:
+            p.catalog.put_table(replace(t, name=new))
+            p.rows[new.lower()] = p.rows.pop(old.lower(), None)
+    log_direct(p, b, s)
+
+
+def handle_create_trigger(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    p.implicit_commit(s)
+    table = p.catalog.table(info.targets[0] if info.targets else "")
+    if table is None:
+        b.error = ER_NO_SUCH_TABLE
+        return
+    if p.catalog.trigger_table(info.name or "") is not None:
+        b.error = ER_TRG_ALREADY_EXISTS
+        return
+    trig = Trigger(info.name or "", table.name, info.timing or "", info.event or "", info.body, b.sql)
+    for body in info.body:  # rows a trigger changes are not evaluated: what it writes becomes unknown (fire)
+        for w in body.writes:
+            target = p.catalog.table(w.table)
+            keyed = {c.lower() for k in target.unique_keys for c in k.columns} if target is not None else None
+            if body.kind is Kind.UPDATE and w.columns is not None and keyed is not None and not body.multi_table \
+                    and not keyed & {c.lower() for c in w.columns}:
+                p.data.trigger_updates(table.name, trig.event, w.table, w.columns)
+            else:
+                p.data.never_track(w.table)
+    p.catalog.put_table(table.with_trigger(trig))
+    log_direct(p, b, s)
+
+
+def handle_drop_trigger(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    p.implicit_commit(s)
+    name = info.targets[0] if info.targets else ""
+    table = p.catalog.trigger_table(name)
+    if table is None:
+        if not info.if_exists:
+            b.error = ER_TRG_DOES_NOT_EXIST
+            return
+        b.warnings.add(ER_TRG_DOES_NOT_EXIST)
+    else:
+        p.catalog.put_table(table.without_trigger(name))
+    log_direct(p, b, s)
+
+
+def handle_create_routine(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    p.implicit_commit(s)
+    kind = info.routine_kind or "PROCEDURE"
+    if p.catalog.routine(kind, info.name or "") is not None:
+        b.error = ER_SP_ALREADY_EXISTS
+        return
+    p.catalog.put_routine(Routine(info.name or "", kind, info.body, info.signature or Signature(), b.sql))
+    log_direct(p, b, s)
+
+
+def handle_drop_routine(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    p.implicit_commit(s)
+    kind = info.routine_kind or "PROCEDURE"
+    name = info.targets[0] if info.targets else ""
+    if p.catalog.drop_routine(kind, name) is None:
+        if not info.if_exists:
+            b.error = ER_SP_DOES_NOT_EXIST
+            return
+        b.warnings.add(ER_SP_DOES_NOT_EXIST)
+    log_direct(p, b, s)
+
+
+def handle_create_view(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    p.implicit_commit(s)
+    name = info.name or ""
+    if (p.catalog.view(name) is not None and not info.replace) or p.catalog.table(name) is not None:
+        b.error = ER_TABLE_EXISTS
+        return
+    if info.select is not None and info.select.sysvars:
+        b.error = ER_VIEW_SELECT_VARIABLE  # a view's SELECT may not contain a variable
+        return
+    if info.select is not None:
+        for r in info.select.reads:
+            if lookup(r, p.catalog, s) is None and p.catalog.view(r) is None:
+                b.error = ER_NO_SUCH_TABLE
+                return
+    p.catalog.put_view(View(name, info.select))
+    log_direct(p, b, s)
+
+
+def handle_drop_view(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    p.implicit_commit(s)
+    missing = [n for n in info.targets if p.catalog.drop_view(n) is None]
+    if missing:
+        if not info.if_exists:
+            b.error = ER_UNKNOWN_VIEW if p.profile.is_mariadb else ER_BAD_TABLE
+            return
+        b.warnings.add(ER_UNKNOWN_VIEW if p.profile.is_mariadb else ER_BAD_TABLE)
+    log_direct(p, b, s)
+
+
+def handle_ddl_other(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    p.implicit_commit(s)
+    log_direct(p, b, s)
+
+
+def handle_sequence(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    if not p.profile.is_mariadb:
+        b.unknown, b.reason = True, "CREATE SEQUENCE is MariaDB-only"
+        return
+    p.implicit_commit(s)
+    name = info.name or ""
+    if p.catalog.table(name) is not None:
+        if info.if_not_exists:
+            b.warnings.add(ER_TABLE_EXISTS)
+            log_direct(p, b, s)
+        else:
+            b.error = ER_TABLE_EXISTS
+        return
+    p.catalog.put_table(Table(name, "sequence_table", sequence=True))
+    log_direct(p, b, s)
+
+
+def handle_flush(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    p.implicit_commit(s)
+    if "local" not in info.extra:
+        log_direct(p, b, s)

@@ -1,0 +1,293 @@
+"""DML statements: decide format, errors and row images (memoised per key), then apply the outcome to the
+session and the predicted binlog."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from predictor.analyze import ONE_ROW, SELF_SUBQUERY, Kind, Op, StatementInfo
+from predictor.binlog import Builder
+from predictor.catalog import Table
+from predictor.codes import ER_BINLOG_ROW_INJECTION_AND_STMT_ENGINE, ER_DELAYED_NOT_SUPPORTED, ER_NO_SUCH_TABLE
+from predictor.context import Context
+from predictor.decide import decide, gtid_consistency
+from predictor.images import images
+from predictor.injection import InjectedRows, InjectionError, injected_rows
+from predictor.memo import memo_key
+from predictor.nodes import BinlogEvent
+from predictor.outcome import Outcome
+from predictor.parse import parse
+from predictor.resolve import lookup
+from predictor.rows import with_key_checks
+from predictor.session import Cache, Piece, SessionState
+from predictor.unsafe import classify
+
+if TYPE_CHECKING:
+    from predictor.engine import Predictor
+
+
+_ROW_TYPE = {Op.INSERT: "write", Op.UPDATE: "update", Op.DELETE: "delete"}
+
+
+def _changes_rows(p: Predictor, info: StatementInfo, t: Table, op: Op, s: SessionState) -> bool:
+    """Whether the statement changes at least one row of ``t`` (known-empty tables change none)."""
+    if op is Op.INSERT:
+        if info.select_source and info.reads and ONE_ROW not in info.extra:
+            srcs = [lookup(r, p.catalog, s) for r in info.reads]
+            return not all(x is not None and not x.temporary and p.rows.get(x.name.lower()) == 0 for x in srcs)
+        return True
+    return t.temporary or p.rows.get(t.name.lower()) != 0
+
+
+def update_row_counts(p: Predictor, info: StatementInfo, writes: tuple[tuple[str, Op, bool, bool], ...]) -> None:
+    for name, op, top, temporary in writes:
+        if temporary:
+            continue
+        key = name.lower()
+        if op is Op.INSERT:
+            cur = p.rows.get(key)
+            if info.values_rows and cur is not None:
+                p.rows[key] = cur + info.values_rows
+            elif not (info.select_source and cur == 0 and not _source_has_rows(p, info)):
+                p.rows[key] = None
+        elif op is Op.DELETE and top and not info.multi_table and info.limit is None and "where" not in info.extra:
+            p.rows[key] = 0
+
+
+def counts_change(info: StatementInfo, writes: tuple[tuple[str, Op, bool, bool], ...]) -> bool:
+    """Whether update_row_counts(info, writes) can do anything (it only touches INSERTs and full DELETEs)."""
+    return any(not temporary and (op is Op.INSERT or (
+        op is Op.DELETE and top and not info.multi_table and info.limit is None and "where" not in info.extra))
+        for _, op, top, temporary in writes)
+
+
+def _source_has_rows(p: Predictor, info: StatementInfo) -> bool:
+    return ONE_ROW in info.extra or any(p.rows.get(r.lower()) != 0 for r in info.reads)
+
+
+_DELAYED_ENGINES = frozenset({"myisam", "memory", "archive", "blackhole"})
+
+
+def _handle_delayed(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> bool:
+    """MariaDB's INSERT DELAYED: the delayed-insert thread writes and logs the rows (True: handled)."""
+    if not (info.delayed and p.profile.DELAYED_THREAD and len(info.writes) == 1 and not info.select_source):
+        return False
+    fmt = p.profile.global_var("binlog_format").upper()
+    if fmt == "STATEMENT" or not s.log_bin or s.locked:
+        return False  # runs as a plain INSERT
+    t = lookup(info.writes[0].table, p.catalog, s)
+    if t is None or t.temporary:
+        return False
+    if p.profile.engine(t.engine).name not in _DELAYED_ENGINES:
+        b.error = ER_DELAYED_NOT_SUPPORTED
+        return True
+    p.data.forget(t.name)
+    p.rows[t.name.lower()] = None
+    before, after = images(t, Op.INSERT, info.writes[0].columns, p.profile.global_var("binlog_row_image").upper(),
+                          p.profile)
+    p.binlog.flush([Piece(b.seq, True, True, t.name, before, after, "write")], Cache.STMT)
+    return True
+
+
+def handle_dml(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    if info.delayed and _handle_delayed(p, b, info, s):
+        return
+    if p.cached:
+        key = memo_key(p, info, s)
+        out = p.memo.get(key)
+        if out is None:
+            out = _decide_dml(p, b.seq, info, s)
+            if len(p.memo) > 50_000:
+                p.memo.clear()
+                p.replays.clear()
+                p.memo_names.clear()
+            p.memo[key] = out
+            p.memo_infos[id(info)] = info  # keep the info alive while its id is a key
+    else:
+        out = _decide_dml(p, b.seq, info, s)
+    checked = out if out.error is not None else with_key_checks(p, b.sql, info, s, out)
+    if checked is out and p.cached and not info.delayed:
+        p.applied = (info, out)
+    if info.delayed and p.profile.DELAYED_WARNING:
+        b.warnings.add(p.profile.DELAYED_WARNING)
+    apply_outcome(p, b, info, s, checked)
+
+
+def apply_outcome(p: Predictor, b: Builder, info: StatementInfo, s: SessionState, out: Outcome) -> None:
+    b.error = out.error
+    if out.row_format and s.temp_tables:
+        stick_to_row(p, s)
+    if out.warnings:
+        b.warnings |= out.warnings
+    if out.unsafe:
+        b.unsafe |= out.unsafe
+    if s.multi_stmt_mode and p.profile.COMBINED_ENGINES_WARNING in out.warnings:
+        s.trx_engines_warned = True
+    if out.error is not None and not out.logged:
+        return
+    if not out.logged and not out.row_writes:
+        return
+    multi = s.multi_stmt_mode
+    if out.writes_trans and out.error is None:
+        s.trx_has_trans_write = s.trx_has_trans_write or multi
+    if out.writes_nontrans and multi:
+        s.trx_modified_nontrans = True
+    if out.nontrans_temp:
+        s.trx_nontrans_temp = True
+    if out.row_writes:
+        update_row_counts(p, info, out.row_writes)
+    if not out.logged:
+        return
+    if not multi and not s.trx_cache:
+        # autocommit with nothing pending: what end_statement() does, without re-addressing the memoised
+        # pieces to this statement (they all belong to ``b``): the statement cache, then the commit
+        if out.stmt_cache and out.trx and p.profile.ONE_GROUP_PER_COMMIT:
+            p.binlog.write_together(b, [(out.stmt_cache, Cache.STMT), (out.trx, Cache.TRX)])
+        else:
+            if out.stmt_cache:
+                p.binlog.write(b, out.stmt_cache, Cache.STMT)
+            if out.trx:
+                p.binlog.write(b, out.trx, Cache.TRX)
+        s.reset_trx()
+        return
+    seq = b.seq
+    p.end_statement(s, [x if x.seq == seq else x.at(seq) for x in out.stmt_cache],
+                    [x if x.seq == seq else x.at(seq) for x in out.trx])
+
+
+def stick_to_row(p: Predictor, s: SessionState) -> None:
+    if p.profile.MIXED_ROW_STICKY_WITH_TEMP_TABLES and s.binlog_format == "MIXED":
+        s.sticky_row = True
+
+
+def _decide_dml(p: Predictor, seq: int, info: StatementInfo, s: SessionState) -> Outcome:
+    ctx = p.context(seq, info, s)
+    row_writes = tuple((u.table.name, u.op, u.top, u.table.temporary) for u in ctx.access.writes)
+
+    def outcome(error: int | None = None, stmt: tuple[Piece, ...] = (), trx: tuple[Piece, ...] = (),
+                logged: bool = True, temp: bool = False) -> Outcome:
+        return Outcome(error, frozenset(ctx.warnings), frozenset(ctx.unsafe), stmt, trx,
+                        ctx.writes_trans, ctx.writes_nontrans, temp, logged and error is None,
+                        row_writes if error is None else (), ctx.row_format)
+
+    if ctx.access.missing:
+        return outcome(ER_NO_SUCH_TABLE)
+    if p.profile.SELF_SUBQUERY_ERROR and SELF_SUBQUERY in info.extra:
+        return outcome(p.profile.SELF_SUBQUERY_ERROR)
+    if not ctx.access.writes:
+        return outcome(logged=False)  # a SELECT/DO that writes nothing is not logged
+    if info.kind in (Kind.UPDATE, Kind.DELETE) and info.limit == 0:
+        return outcome(logged=False)  # a LIMIT 0 change is not even run, nor logged (both servers)
+    ctx.unsafe = classify(ctx)
+    if not s.log_bin:
+        return outcome(logged=False)
+    decide(ctx)  # the "impossible to log" errors come first, the GTID check last (decide_logging_format)
+    if ctx.error is not None:
+        return outcome(ctx.error)
+    combined = (ctx.writes_trans and ctx.writes_nontrans) or (s.in_trx and (
+        (ctx.writes_nontrans and s.trx_has_trans_write) or (ctx.writes_trans and s.trx_modified_nontrans)))
+    if combined and p.profile.COMBINED_ENGINES_WARNING and not s.trx_engines_warned:
+        ctx.warnings.add(p.profile.COMBINED_ENGINES_WARNING)  # once per transaction (seen on 9.7)
+    err = gtid_consistency(ctx)
+    if err is not None:
+        return outcome(err)
+    stmt_cache: list[Piece] = []
+    trx: list[Piece] = []
+    temp = False
+    if ctx.row_format:
+        for u in ctx.access.writes:
+            t = u.table
+            eng = p.profile.engine(t.engine)
+            if t.temporary or not eng.replicated or eng.self_logging:
+                continue  # a self-logging engine (NDB) writes its own rows through the injector
+            if not _changes_rows(p, info, t, u.op, s):
+                continue
+            if p.profile.engine(t.engine).name == "blackhole" and u.op is not Op.INSERT:
+                if p.profile.BLACKHOLE_ROW_WARNING:
+                    ctx.warnings.add(p.profile.BLACKHOLE_ROW_WARNING)
+                continue
+            before, after = images(t, u.op, u.columns, s.row_image, p.profile)
+            piece = Piece(seq, True, not ctx.trans(t), t.name, before, after, _ROW_TYPE[u.op])
+            (trx if ctx.trans(t) else stmt_cache).append(piece)
+    elif _statement_logged(ctx) and not all(p.profile.engine(u.table.engine).self_logging
+                                            for u in ctx.access.writes):
+        piece = Piece(seq, False, any(not ctx.trans(u.table) for u in ctx.access.writes))
+        to_trx = (ctx.writes_trans or "MIXED_STATEMENT" in ctx.unsafe
+                  or (bool(s.trx_cache) and not s.binlog_direct)
+                  or any(ctx.trans(u.table) for u in ctx.access.writes))
+        (trx if to_trx else stmt_cache).append(piece)
+        temp = to_trx and any(u.table.temporary and not ctx.trans(u.table) for u in ctx.access.writes)
+    return outcome(stmt=tuple(stmt_cache), trx=tuple(trx), temp=temp)
+
+
+def _statement_logged(ctx: Context) -> bool:
+    """In statement format: temporary tables created while not logging make the statement unlogged."""
+    tables = ctx.access.written_tables()
+    if tables and all(t.temporary for t in tables):
+        return all(t.logged_create for t in tables)
+    return True
+
+
+def handle_binlog(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    """BINLOG '...': the injected rows events are applied and logged as rows, or refused (reference §1)."""
+    tree = parse(b.sql)
+    try:
+        events = injected_rows(str(tree.this.this)) if isinstance(tree, BinlogEvent) else None
+    except InjectionError as e:
+        events, b.reason = None, str(e)
+    if events is None:
+        b.unknown = True
+        b.reason = b.reason or "BINLOG statement without a string"
+        return
+    if not events:
+        return  # a format description only: applied, nothing written
+    tables: list[tuple[Table, InjectedRows]] = []
+    for ev in events:
+        t = lookup(ev.table, p.catalog, s)
+        if t is None:
+            b.error = ER_NO_SUCH_TABLE
+            return
+        tables.append((t, ev))
+    if p.profile.ROW_INJECTION_GTID_ERROR and p.profile.opt_on("gtid_mode"):
+        b.error = p.profile.ROW_INJECTION_GTID_ERROR
+        return
+    if any(not p.profile.engine(t.engine).caps(s.isolation)[0] for t, _ in tables):
+        b.error = ER_BINLOG_ROW_INJECTION_AND_STMT_ENGINE
+        return
+    if s.binlog_format == "STATEMENT" and p.profile.ROW_INJECTION_STMT_MODE_ERROR:
+        b.error = p.profile.ROW_INJECTION_STMT_MODE_ERROR
+        return
+    stmt_cache: list[Piece] = []
+    trx: list[Piece] = []
+    op = {"write": Op.INSERT, "update": Op.UPDATE, "delete": Op.DELETE}
+    for t, ev in tables:
+        p.data.forget(t.name)
+        trans = p.profile.engine(t.engine).transactional
+        cols = tuple(t.columns[i].name for i in (ev.after or ev.before) if i < len(t.columns))
+        before, after = images(t, op[ev.type], cols, s.row_image, p.profile)
+        (trx if trans else stmt_cache).append(Piece(b.seq, True, not trans, t.name, before, after, ev.type))
+    writes = tuple((t.name, op[ev.type], True, t.temporary) for t, ev in tables)
+    out = Outcome(None, frozenset(), frozenset(), tuple(stmt_cache), tuple(trx), bool(trx), bool(stmt_cache),
+                   False, s.log_bin, writes, True)
+    apply_outcome(p, b, info, s, out)
+
+
+def handle_noop(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    """Statements that write nothing to the binlog (SELECT without writes, USE, SHOW, ...)."""
+    if info.kind in (Kind.SELECT, Kind.DO) and (info.functions or info.reads):
+        # what resolving finds depends on the catalog and the session's temporary tables only
+        key = (id(info), p.catalog.version) if p.cached and not s.temp_tables else None
+        found = p.noop_memo.get(key) if key is not None else None
+        if found is None:
+            ctx = p.context(b.seq, info, s)
+            found = (bool(ctx.access.writes), bool(ctx.access.missing))
+            if key is not None:
+                if len(p.noop_memo) > 50_000:
+                    p.noop_memo.clear()
+                p.noop_memo[key] = found
+                p.memo_infos[id(info)] = info
+        writes, missing = found
+        if writes:
+            handle_dml(p, b, info, s)
+        elif missing and info.kind is Kind.SELECT:
+            b.error = ER_NO_SUCH_TABLE

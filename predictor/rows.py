@@ -1,0 +1,294 @@
+"""What the tracked rows decide for a DML statement: duplicate keys, which rows a WHERE or a join selects,
+what REPLACE / ON DUPLICATE KEY UPDATE and the statement's triggers change (predictor/data.py)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+from predictor import triggers
+from predictor.analyze import Kind, Op, StatementInfo
+from predictor.catalog import Table
+from predictor.codes import ER_WARNING_NOT_COMPLETE_ROLLBACK
+from predictor.data import POSITION, Mode, Pair, values_rows
+from predictor.evaluate import Row
+from predictor.images import images
+from predictor.literals import UNSURE, Unsure, literal_rows
+from predictor.outcome import Outcome
+from predictor.parse import Parsed, parse
+from predictor.query import Source, matching_rows, resolved, select_rows
+from predictor.resolve import lookup
+from predictor.routines import UNKNOWN_NAME, inline_functions
+from predictor.session import Piece, SessionState
+from predictor.triggers import Changed
+
+if TYPE_CHECKING:
+    from predictor.engine import Predictor
+
+
+def with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, out: Outcome) -> Outcome:
+    """What the rows of tracked tables decide: duplicate keys (1062, partial inserts, IGNORE'd rows) and the
+    writes, updates and deletes of REPLACE and ON DUPLICATE KEY UPDATE."""
+    fired: dict[str, Changed | None] = {}
+    out = _key_checks(p, sql, info, s, out, fired)
+    if fired and all(c is not None for c in fired.values()):
+        out = _idle_triggers(info, out, fired)
+    if p.data.fed:  # then what the triggers the statement fires update, and were not run, is unknown
+        events = _EVENTS.get(info.kind, frozenset())
+        if info.kind is Kind.INSERT and info.on_duplicate is not None:
+            events = events | {"UPDATE"}
+        for w in info.writes:
+            if fired.get(w.table.lower()) is None:
+                p.data.fire(w.table, events)
+    return out
+
+
+def parsed(p: Predictor, sql: str) -> Parsed:
+    """The statement the data model evaluates: its calls of stored functions that only RETURN an integer
+    expression are inlined (predictor/routines.py)."""
+    tree = parse(sql)
+    if not isinstance(tree, exp.Expression) or not p.catalog.has_functions():
+        return tree
+    return inline_functions(tree, p.function_text)
+
+
+def _fire(p: Predictor, s: SessionState, t: Table, event: str, pairs: list[Pair] | None,
+          fired: dict[str, Changed | None]) -> None:
+    """Run ``t``'s ``event`` triggers on the rows the statement wrote (predictor/triggers.py)."""
+    if pairs is None or not any(tr.event.upper() == event for tr in t.triggers):
+        return
+    fired[t.name.lower()] = triggers.run(p.data, t, event, pairs, lambda name: lookup(name, p.catalog, s),
+                                         lambda x: p.journal(s, x))
+
+
+def _idle_triggers(info: StatementInfo, out: Outcome, fired: dict[str, Changed | None]) -> Outcome:
+    """Row format: a table the statement's triggers changed no row of has no row events."""
+    if not out.row_format:
+        return out
+    total: Changed = {}
+    for changed in fired.values():
+        for k, n in (changed or {}).items():
+            had = total.get(k, 0)
+            total[k] = None if had is None or n is None else had + n
+    own = {w.table.lower() for w in info.writes}
+    idle = {k for k, n in total.items() if n == 0 and k not in own}
+    if not idle:
+        return out
+    stmt_cache = tuple(x for x in out.stmt_cache if not (x.rows and x.table.lower() in idle))
+    trx = tuple(x for x in out.trx if not (x.rows and x.table.lower() in idle))
+    return replace(out, stmt_cache=stmt_cache, trx=trx, logged=bool(stmt_cache or trx))
+
+
+def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, out: Outcome,
+                fired: dict[str, Changed | None]) -> Outcome:
+    if not any(p.data.watching(w.table) for w in info.writes):
+        return out  # nothing it writes is tracked (the common case of a big workload)
+    if info.kind in (Kind.INSERT, Kind.REPLACE) and len(info.writes) == 1:
+        return _write_rows(p, sql, info, s, out, fired)
+    untouched: list[bool] = []  # per written table: no row changed (or matched: MULTI_UPDATE_STMT_CACHE_WHEN)
+    for w in info.writes:
+        t = lookup(w.table, p.catalog, s)
+        if t is None or t.temporary:
+            continue
+        p.journal(s, t)
+        if info.kind in (Kind.DELETE, Kind.UPDATE) and p.data.tracked(t) is not None and p.data.may_parse():
+            tree = parsed(p, sql)
+            where = tree.args.get("where") if isinstance(tree, (exp.Delete, exp.Update)) else None
+            cond = resolved(where.this, lambda name: table_source(p, name, s)) if where is not None else None
+            positions = _selected(p, tree, t, s) if info.multi_table and isinstance(tree, exp.Expression) else None
+            if info.multi_table and positions is None:
+                cond = exp.Anonymous(this=UNKNOWN_NAME)  # a join the model cannot follow: rows unknown
+            pairs: list[Pair] | None = [] if t.triggers else None
+            order = tree.args.get("order") if isinstance(tree, (exp.Delete, exp.Update)) else None
+            by = order.expressions if isinstance(order, exp.Order) else ()
+            if isinstance(tree, exp.Delete):
+                changed = p.data.delete_where(t, cond, info.limit, positions, pairs, by)
+                _fire(p, s, t, "DELETE", pairs if changed is not None else None, fired)
+            elif isinstance(tree, exp.Update):
+                sets = [(c, resolved(e, lambda name: table_source(p, name, s))) for c, e in _assignments_to(tree, t)]
+                res = p.data.update_where(t, cond, sets, info.limit,
+                                          ignore=info.ignore, scan_order=p.profile.UPDATE_IGNORE_CLASHES_IN_SCAN_ORDER,
+                                          positions=positions, pairs=pairs, order=by)
+                changed = None if res is None else res[0]
+                _fire(p, s, t, "UPDATE", pairs if res is not None else None, fired)
+                if res is not None and res[1]:
+                    if p.profile.UPDATE_IGNORE_DUP_WARNING:
+                        out = replace(out, warnings=out.warnings | {p.profile.UPDATE_IGNORE_DUP_WARNING})
+            elif info.kind is Kind.UPDATE and w.columns is not None:
+                p.data.changed_columns(t, w.columns)  # a routine's body statement: the text is the CALL's
+                continue
+            else:
+                p.data.forget(w.table)
+                continue
+            matched = res[2] if isinstance(tree, exp.Update) and res is not None else changed
+            untouched.append((matched if p.profile.MULTI_UPDATE_STMT_CACHE_WHEN == "unmatched" else changed) == 0)
+            if changed == 0 and out.row_format:  # nothing changed: no row events for the table
+                stmt_cache = tuple(x for x in out.stmt_cache if not (x.rows and x.table == t.name))
+                trx = tuple(x for x in out.trx if not (x.rows and x.table == t.name))
+                out = replace(out, stmt_cache=stmt_cache, trx=trx, logged=bool(stmt_cache or trx))
+        elif info.kind is Kind.UPDATE and w.columns is not None and p.data.parses_left > 0:
+            p.data.changed_columns(t, w.columns)  # the parse budget is spent: the columns it sets are unknown
+        else:
+            p.data.forget(w.table)  # DELETE, LOAD, or the parse budget is spent
+    if (p.profile.MULTI_UPDATE_STMT_CACHE_WHEN and info.kind is Kind.UPDATE and info.multi_table
+            and not out.row_format and len(untouched) == len(info.writes) and all(untouched) and out.trx):
+        out = replace(out, trx=(), stmt_cache=out.stmt_cache + tuple(replace(x, nontrans=True) for x in out.trx))
+    return out
+
+
+_EVENTS = {Kind.INSERT: frozenset({"INSERT"}), Kind.REPLACE: frozenset({"INSERT", "DELETE"}),
+           Kind.LOAD: frozenset({"INSERT", "DELETE"}), Kind.UPDATE: frozenset({"UPDATE"}),
+           Kind.DELETE: frozenset({"DELETE"})}  # the trigger events a statement may fire
+
+
+def _selected(p: Predictor, tree: exp.Expression, t: Table, s: SessionState) -> list[int] | None:
+    """Positions of ``t``'s rows a multi-table DELETE / UPDATE selects (predictor/query.py), or None."""
+    using = tree.args.get("using")
+    frm = using[0] if isinstance(using, list) and using else tree.this
+    if not isinstance(frm, exp.Table):
+        return None
+    aliases = _aliases(frm, t)
+    if len(aliases) != 1:
+        return None  # a self-join: which side a row is on is not followed
+
+    def sources(name: str) -> Source | None:
+        return p.data.source(t, positions=True) if name.lower() == t.name.lower() else table_source(p, name, s)
+
+    first = frm.copy()
+    first.set("joins", None)
+    where = tree.args.get("where")
+    rows = matching_rows(first, frm.args.get("joins") or (), where.this if where is not None else None, sources)
+    key = f"{aliases[0]}.{POSITION}"
+    if rows is None or not all(isinstance(r.get(key), int) for r in rows):
+        return None
+    return [r[key] for r in rows]  # type: ignore[misc]
+
+
+def _aliases(frm: object, t: Table) -> list[str]:
+    """The names ``t`` goes by in a FROM table and its joins (one per occurrence; several in a self-join)."""
+    if not isinstance(frm, exp.Table):
+        return []
+    tables = [frm, *(j.this for j in frm.args.get("joins") or ())]
+    return [x.alias_or_name.lower() for x in tables if isinstance(x, exp.Table) and x.name.lower() == t.name.lower()]
+
+
+def _assignments_to(tree: exp.Update, t: Table) -> list[tuple[str, exp.Expression]]:
+    """The SET items of an UPDATE that assign ``t``'s columns (a multi-table UPDATE names their table)."""
+    own = set(_aliases(tree.this, t))
+    names = {c.name.lower() for c in t.columns}
+    return [(e.this.name, e.expression) for e in tree.expressions if isinstance(e, exp.EQ) and
+            isinstance(e.this, exp.Column) and (e.this.table.lower() in own if e.this.table else
+                                                e.this.name.lower() in names)]
+
+
+def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, out: Outcome,
+                fired: dict[str, Changed | None]) -> Outcome:
+    """INSERT / REPLACE into one table whose rows are tracked: evaluate the rows the statement writes."""
+    t = lookup(info.writes[0].table, p.catalog, s)
+    if t is None or t.temporary:
+        return out
+    trans = p.profile.engine(t.engine).transactional
+    p.journal(s, t)
+    if p.data.tracked(t) is None:
+        return out
+    plain = info.kind is Kind.INSERT and info.on_duplicate is None and not info.select_source
+    fast = literal_rows(sql, t) if plain else UNSURE  # INSERT ... VALUES without a parse (literals.py)
+    assignments: list[tuple[str, exp.Expression]] = []
+    if isinstance(fast, Unsure):
+        if not p.data.may_parse():
+            p.data.forget(t.name)
+            return out
+        tree = parsed(p, sql)
+        rows = _statement_rows(p, tree, t, s) if isinstance(tree, exp.Insert) else None
+        if rows is None or not isinstance(tree, exp.Insert):
+            p.data.forget(t.name)
+            return out
+        conflict = tree.args.get("conflict")
+        if conflict is not None:
+            assignments = [(e.this.name, e.expression) for e in conflict.expressions if isinstance(e, exp.EQ)]
+        mode = (Mode.REPLACE if info.kind is Kind.REPLACE or tree.args.get("replace") else
+                Mode.UPSERT if conflict is not None else Mode.IGNORE if info.ignore else Mode.INSERT)
+    elif fast is None:
+        p.data.forget(t.name)
+        return out
+    else:
+        rows, mode = fast, Mode.IGNORE if info.ignore else Mode.INSERT
+    pairs: list[Pair] | None = [] if t.triggers and mode in (Mode.INSERT, Mode.IGNORE) else None
+    res = p.data.write(t, rows, mode, commit=not trans, assignments=assignments,
+                       has_delete_trigger=any(tr.event.upper() == "DELETE" for tr in t.triggers), pairs=pairs)
+    if res is None:
+        return out
+    if res.dup_at is None:
+        _fire(p, s, t, "INSERT", pairs, fired)
+    if res.dup_at is not None:
+        if trans or res.dup_at == 0:
+            return replace(out, error=1062, logged=False, stmt_cache=(), trx=(), row_writes=())
+        # a non-transactional table keeps the rows before the duplicate: logged, with the error
+        return replace(out, error=1062, warnings=out.warnings | {ER_WARNING_NOT_COMPLETE_ROLLBACK})
+    warnings = out.warnings | {1062} if res.ignored else out.warnings
+    changed = {"write": res.written, "update": res.updated, "delete": res.deleted}
+
+    written = info.writes[0].columns
+    # ON DUPLICATE KEY UPDATE's after image: the INSERT's columns and the assigned ones (both servers, MINIMAL;
+    # fixtures/workloads/warehouse_app.sql and ledger_app.sql)
+    update_cols = (None if written is None else tuple(dict.fromkeys((*written, *(info.on_duplicate or ())))))\
+        if mode is Mode.UPSERT else written
+
+    def pieces(cache: tuple[Piece, ...]) -> tuple[Piece, ...]:
+        """The target's row pieces as the rows went (the decision saw only the statement)."""
+        own = {x.type: x for x in cache if x.rows and x.table == t.name}
+        if not own:
+            return cache  # not logged as rows, or rows of a self-logging / unreplicated engine
+        add: list[Piece] = []
+        for typ, op, cols in (("delete", Op.DELETE, None), ("write", Op.INSERT, written),
+                              ("update", Op.UPDATE, update_cols)):
+            if changed[typ]:
+                if typ in own:
+                    add.append(own[typ])
+                else:
+                    before, after = images(t, op, cols, s.row_image, p.profile)
+                    add.append(Piece(-1, True, not trans, t.name, before, after, typ))
+        return tuple(x for x in cache if not (x.rows and x.table == t.name)) + tuple(add)
+
+    stmt_cache, trx = pieces(out.stmt_cache), pieces(out.trx)
+    logged = bool(stmt_cache or trx) if out.row_format else out.logged
+    return replace(out, warnings=warnings, stmt_cache=stmt_cache, trx=trx, logged=logged)
+
+
+def _statement_rows(p: Predictor, tree: exp.Insert, t: Table, s: SessionState) -> list[Row] | None:
+    """The rows an INSERT / REPLACE writes, by target column, or None when they cannot be evaluated."""
+    if isinstance(tree.expression, exp.Values):
+        return values_rows(tree, t)
+    got = select_rows(tree.expression, lambda name: table_source(p, name, s))
+    if got is None:
+        return None
+    target = tree.this
+    if isinstance(target, exp.Schema) and target.expressions:
+        cols = [str(c.name).lower() for c in target.expressions]
+    else:
+        cols = [c.name.lower() for c in t.columns]
+    _, values = got
+    if any(len(v) != len(cols) for v in values):
+        return None
+    return [dict(zip(cols, v, strict=True)) for v in values]
+
+
+def table_source(p: Predictor, name: str, s: SessionState, depth: int = 0) -> Source | None:
+    """The rows of a table or view the data model follows (for a SELECT), else None."""
+    t = lookup(name, p.catalog, s)
+    if t is not None:
+        return None if t.temporary else p.data.source(t)
+    view = p.catalog.view(name)
+    text = view.select.text if view is not None and view.select is not None else None
+    if text is None or depth > 8:
+        return None
+    tree = parse(text)
+    if not isinstance(tree, exp.Expression):
+        return None
+    got = select_rows(tree, lambda inner: table_source(p, inner, s, depth + 1))
+    if got is None:
+        return None
+    names, rows = got
+    return Source(names, [dict(zip(names, r, strict=True)) for r in rows])
