@@ -141,13 +141,16 @@ def returned(text: str) -> tuple[tuple[str, ...], exp.Expression] | None:
     the data model can inline. Integer parameters and result only: other types convert in ways it does not
     follow (string truncation, decimal rounding)."""
     tree = parse(text)
-    if not isinstance(tree, nodes.CreateRoutine) or not isinstance(tree.args.get("body"), exp.Return):
+    body = tree.args.get("body") if isinstance(tree, nodes.CreateRoutine) else None
+    while isinstance(body, exp.Block) and len(body.expressions) == 1:  # BEGIN RETURN ...; END
+        body = body.expressions[0]
+    if not isinstance(tree, nodes.CreateRoutine) or not isinstance(body, exp.Return):
         return None
     params = [x for x in tree.args.get("params") or () if isinstance(x, nodes.RoutineParam)]
     types = [x.args.get("kind") for x in params] + [tree.args.get("returns")]
     if not all(isinstance(t, exp.DataType) and t.this in _INTEGER_TYPES for t in types):
         return None
-    return tuple(x.name.lower() for x in params), tree.args["body"].this
+    return tuple(x.name.lower() for x in params), body.this
 
 
 def inline_functions(tree: exp.Expression, function: Callable[[str], str | None], depth: int = 0) -> exp.Expression:

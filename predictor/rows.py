@@ -33,7 +33,8 @@ def with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState
     writes, updates and deletes of REPLACE and ON DUPLICATE KEY UPDATE."""
     fired: dict[str, Changed | None] = {}
     out = _key_checks(p, sql, info, s, out, fired)
-    if fired and all(c is not None for c in fired.values()):
+    if fired and all(c is not None for c in fired.values()) and all(
+            w.table.lower() in fired or not _has_triggers(p, w.table, s) for w in info.writes):
         out = _idle_triggers(info, out, fired)
     if p.data.fed:  # then what the triggers the statement fires update, and were not run, is unknown
         events = _EVENTS.get(info.kind, frozenset())
@@ -43,6 +44,11 @@ def with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState
             if fired.get(w.table.lower()) is None:
                 p.data.fire(w.table, events)
     return out
+
+
+def _has_triggers(p: Predictor, name: str, s: SessionState) -> bool:
+    t = lookup(name, p.catalog, s)
+    return t is not None and bool(t.triggers)
 
 
 def parsed(p: Predictor, sql: str) -> Parsed:

@@ -4,12 +4,14 @@ start from (predictor/generator.py)."""
 from __future__ import annotations
 
 import pytest
+from sqlglot import exp
 
 from predictor.analyze import Kind, analyze, analyze_tree
 from predictor.dialect import RplayMySQL
+from predictor.evaluate import UNKNOWN, value
 from predictor.parse import parse
 from predictor.predict import predict_workload
-from predictor.routines import bind, call_bindings
+from predictor.routines import bind, call_bindings, inline_functions
 from predictor.workload import parse_workload
 
 PROC = """CREATE PROCEDURE p(IN k INT, OUT o INT, INOUT io INT, IN moved INT)
@@ -85,3 +87,32 @@ CALL put(3);
 """)
     recs = predict_workload(w, "mariadb-10.11", {"binlog_format": "ROW"})
     assert [r.error for r in recs[2:]] == [None, None, 1062, 1062, None]
+
+
+FUNCTIONS = {
+    "fee": "CREATE FUNCTION fee(amt BIGINT) RETURNS BIGINT DETERMINISTIC BEGIN RETURN amt DIV 100; END",
+    "twice": "CREATE FUNCTION twice(x INT) RETURNS INT DETERMINISTIC RETURN fee(x) + x * 2",
+    "label": "CREATE FUNCTION label(x INT) RETURNS VARCHAR(3) DETERMINISTIC RETURN CONCAT('n', x)",
+}
+
+
+@pytest.mark.parametrize(("expr", "expected"), [
+    ("fee(250)", 2),
+    ("fee(-250)", -2),  # DIV truncates toward zero
+    ("fee(0 - 99)", 0),
+    ("twice(49)", 98),  # nested: fee(49) + 98
+    ("10 DIV 0", None),  # NULL
+])
+def test_inlined_functions_evaluate(expr: str, expected: object) -> None:
+    tree = parse(f"SELECT {expr}")
+    assert isinstance(tree, exp.Select)
+    inlined = inline_functions(tree.expressions[0], FUNCTIONS.get)
+    assert value(inlined, {}) == expected
+
+
+def test_functions_not_inlined_stay_calls() -> None:
+    tree = parse("SELECT label(1) + nosuch(2)")
+    assert isinstance(tree, exp.Select)
+    inlined = inline_functions(tree.expressions[0], FUNCTIONS.get)
+    assert {f.name for f in inlined.find_all(exp.Anonymous)} == {"label", "nosuch"}  # a string result: not inlined
+    assert value(inlined, {}) is UNKNOWN
