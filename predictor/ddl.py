@@ -89,11 +89,7 @@ def handle_create_table(p: Predictor, b: Builder, info: StatementInfo, s: Sessio
         return
     p.implicit_commit(s)
     if p.catalog.table(name) is not None or p.catalog.view(name) is not None:
-        if info.if_not_exists:
-            b.warnings.add(ER_TABLE_EXISTS)
-            log_direct(p, b, s)
-        else:
-            b.error = ER_TABLE_EXISTS
+        _name_taken(p, b, info, s)
         return
     p.catalog.put_table(table)
     p.rows[name.lower()] = 0
@@ -392,6 +388,15 @@ def handle_ddl_other(p: Predictor, b: Builder, info: StatementInfo, s: SessionSt
     log_direct(p, b, s)
 
 
+def _name_taken(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    """CREATE of a name already taken: IF NOT EXISTS makes it a note (still logged), else error 1050."""
+    if info.if_not_exists:
+        b.warnings.add(ER_TABLE_EXISTS)
+        log_direct(p, b, s)
+    else:
+        b.error = ER_TABLE_EXISTS
+
+
 def handle_sequence(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
     if not p.profile.is_mariadb:
         b.unknown, b.reason = True, "CREATE SEQUENCE is MariaDB-only"
@@ -399,11 +404,7 @@ def handle_sequence(p: Predictor, b: Builder, info: StatementInfo, s: SessionSta
     p.implicit_commit(s)
     name = info.name or ""
     if p.catalog.table(name) is not None:
-        if info.if_not_exists:
-            b.warnings.add(ER_TABLE_EXISTS)
-            log_direct(p, b, s)
-        else:
-            b.error = ER_TABLE_EXISTS
+        _name_taken(p, b, info, s)
         return
     p.catalog.put_table(Table(name, "sequence_table", sequence=True))
     log_direct(p, b, s)
