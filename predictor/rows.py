@@ -76,8 +76,7 @@ def _idle_triggers(info: StatementInfo, out: Outcome, fired: dict[str, Changed |
     total: Changed = {}
     for changed in fired.values():
         for k, n in (changed or {}).items():
-            had = total.get(k, 0)
-            total[k] = None if had is None or n is None else had + n
+            triggers.count(total, k, n)
     own = {w.table.lower() for w in info.writes}
     idle = {k for k, n in total.items() if n == 0 and k not in own}
     if not idle:

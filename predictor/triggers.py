@@ -110,9 +110,14 @@ class _Runner:
         self.count(t.name, None if got is None else got[0])
 
     def count(self, table: str, n: int | None) -> None:
-        key = table.lower()
-        had = self.changed.get(key, 0)
-        self.changed[key] = None if had is None or n is None else had + n
+        count(self.changed, table, n)
+
+
+def count(changed: Changed, table: str, n: int | None) -> None:
+    """Add ``n`` rows (None: some, how many unknown) to ``table``'s count."""
+    key = table.lower()
+    had = changed.get(key, 0)
+    changed[key] = None if had is None or n is None else had + n
 
 
 def _bound(e: exp.Expression, rows: dict[str, Row | None]) -> exp.Expression:
