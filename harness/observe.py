@@ -197,6 +197,13 @@ class _Attribution:
               in_group: frozenset[int] = frozenset(), stop: int | None = None,
               given: frozenset[tuple[int, str]] = frozenset()) -> tuple[float, int] | None:
         best: tuple[float, int] | None = None
+        if stop is not None and u.text is not None and start <= stop - 1:
+            # the statement running when the group was written, if the text is exactly its own and it has
+            # none yet: an earlier statement of the same text that wrote nothing (its rows matched none) must
+            # not take it (an autocommitted statement's group holds only its own events)
+            ex, st = s.items[stop - 1]
+            if ex.seq not in self.matched and not st.is_call and score_text(u.text, st) >= 3.0:
+                return 3.0, stop - 1
         for k in range(start, len(s.items) if stop is None else stop):
             ex, st = s.items[k]
             sc = self._score(u, st, prev, prev_seq, ex.seq)

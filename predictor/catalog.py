@@ -79,6 +79,7 @@ class Table:
     triggers: tuple[Trigger, ...] = ()
     sequence: bool = False
     logged_create: bool = True  # temporary tables: was the CREATE written to the binlog?
+    owner: str = ""  # temporary tables: the session that created it
 
     def column(self, name: str) -> Column | None:
         low = name.lower()
@@ -102,6 +103,13 @@ class Table:
             if c.auto_increment:
                 return c
         return None
+
+    @cached_property
+    def ident(self) -> str:
+        """Whose rows these are in the data model: the lower-case name, qualified by the session for a
+        temporary table (it hides a base table of that name, and other sessions' tables of that name)."""
+        low = self.name.lower()
+        return f"{low}\x00{self.owner.lower()}" if self.temporary else low
 
     @cached_property
     def unique_keys(self) -> tuple[Key, ...]:

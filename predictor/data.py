@@ -131,7 +131,8 @@ class DataModel:
     """table -> (event, table, non-key columns) of the UPDATEs its triggers run (see ``fire``)."""
 
     def watching(self, name: str) -> bool:
-        """Whether ``name``'s rows are (still) tracked: a dictionary lookup, for the hot path."""
+        """Whether ``name``'s rows are (still) tracked: a dictionary lookup, for the hot path. ``name``, here
+        and in ``forget``: a base table's name or a table's ``ident`` (temporary tables)."""
         d = self.tables.get(name.lower())
         return d is not None and d.tracked
 
@@ -164,8 +165,8 @@ class DataModel:
         d = TableData(tuple(c.name.lower() for c in t.columns),
                       tuple(tuple(c.lower() for c in k.columns) for k in t.unique_keys),
                       t.auto_increment.name.lower() if t.auto_increment else None)
-        self.tables[t.name.lower()] = d
-        if t.name.lower() in self.untrackable:
+        self.tables[t.ident] = d
+        if t.ident in self.untrackable:
             d.tracked = False
             return
         try:
@@ -181,11 +182,11 @@ class DataModel:
             d.tracked = False
 
     def clear(self, t: Table) -> None:
-        if t.name.lower() in self.tables:
+        if t.ident in self.tables:
             self.create(t)
 
     def tracked(self, t: Table) -> TableData | None:
-        d = self.tables.get(t.name.lower())
+        d = self.tables.get(t.ident)
         if d is None or not d.tracked or len(d.keys) != len(t.unique_keys) or len(d.columns) != len(t.columns):
             return None
         if d.size() > MAX_TRACKED:
@@ -240,7 +241,7 @@ class DataModel:
             d.tracked = False
             return None
         if out.dup_at is None or commit:
-            self.tables[t.name.lower()] = work
+            self.tables[t.ident] = work
         elif t.auto_increment is not None:
             d.next_auto = work.next_auto  # InnoDB does not give back auto-increment values
         return out
@@ -365,18 +366,18 @@ class DataModel:
         """ALTER TABLE changed columns or keys: carry the rows over; False when they now clash (1062)."""
         d = self.tracked(old)
         if d is None:
-            self.forget(new.name)
+            self.forget(new.ident)
             return True
         rows = [{c: r.get(c, UNKNOWN) for c in (x.name.lower() for x in new.columns) if c in r}
                 for r in d.live()]
         self.create(new)
-        nd = self.tables[new.name.lower()]
+        nd = self.tables[new.ident]
         try:
             for r in rows:
                 full = _fill(new, nd, r)
                 if nd.conflict(full) is not None:
-                    del self.tables[new.name.lower()]
-                    self.tables[old.name.lower()] = d
+                    del self.tables[new.ident]
+                    self.tables[old.ident] = d
                     return False
                 nd.add(full)
         except CannotEvaluate:

@@ -83,7 +83,10 @@ def handle_create_table(p: Predictor, b: Builder, info: StatementInfo, s: Sessio
                 b.error = ER_TABLE_EXISTS
             return
         logged = _temp_ddl_logged(p, s)
-        s.temp_tables[name.lower()] = replace(table, temporary=True, logged_create=logged)
+        table = replace(table, temporary=True, logged_create=logged, owner=s.name)
+        s.temp_tables[name.lower()] = table
+        p.rows[table.ident] = 0
+        p.data.create(table)
         if logged:
             _log_temp_ddl(p, b, s)
         return
@@ -129,7 +132,8 @@ def handle_create_select(p: Predictor, b: Builder, info: StatementInfo, s: Sessi
             src_cols.append(Column(out_name, col.type if col else "VARCHAR", col.nullable if col else True))
     d = info.table_def or Table(name, engine)
     cols = tuple(d.columns) + tuple(c for c in src_cols if d.column(c.name) is None)
-    table = replace(d, engine=engine, columns=cols, temporary=info.temporary)
+    table = replace(d, engine=engine, columns=cols, temporary=info.temporary,
+                    owner=s.name if info.temporary else "")
     if p.profile.enforce_gtid and not info.temporary and not p.profile.engine(engine).transactional:
         b.error = 1786  # ER_GTID_UNSAFE_CREATE_SELECT: only atomic (transactional) targets get one GTID
         return
@@ -144,6 +148,9 @@ def handle_create_select(p: Predictor, b: Builder, info: StatementInfo, s: Sessi
     row = fmt == "ROW" or (fmt == "MIXED" and (bool(ctx.unsafe) or s.sticky_row))
     if fmt == "STATEMENT" and ctx.unsafe:
         b.warnings.add(1592)
+    src_empty = filled == 0 or (all(p.rows.get(s.ident(r)) == 0 for r in info.reads) and bool(info.reads)
+                                and not (info.select and ONE_ROW in info.select.extra))
+    p.rows[table.ident] = 0 if src_empty else None
     if info.temporary:
         logged = not row and _temp_ddl_logged(p, s)
         s.temp_tables[name.lower()] = replace(table, logged_create=logged)
@@ -153,9 +160,6 @@ def handle_create_select(p: Predictor, b: Builder, info: StatementInfo, s: Sessi
             _log_temp_ddl(p, b, s)
         return
     p.catalog.put_table(table)
-    src_empty = filled == 0 or (all(p.rows.get(r.lower()) == 0 for r in info.reads) and bool(info.reads)
-                                and not (info.select and ONE_ROW in info.select.extra))
-    p.rows[name.lower()] = 0 if src_empty else None
     if not s.log_bin:
         return
     if not row:
@@ -175,8 +179,8 @@ DUPLICATE_FILL = -1
 
 def _fill_created(p: Predictor, sql: str, table: Table, info: StatementInfo, s: SessionState) -> int | None:
     """Evaluate the rows CREATE ... SELECT puts into ``table`` (matched by column name): how many it writes,
-    None when that cannot be said, DUPLICATE_FILL when a duplicate key fails the statement. A base table's rows are
-    then tracked when they could be evaluated."""
+    None when that cannot be said, DUPLICATE_FILL when a duplicate key fails the statement. The table's rows are then
+    tracked when they could be evaluated (temporary tables' too)."""
     tree = parsed(p, sql)
     got = select_rows(tree.expression, lambda name: table_source(p, name, s)) \
         if isinstance(tree, exp.Create) and tree.expression is not None else None
@@ -189,10 +193,9 @@ def _fill_created(p: Predictor, sql: str, table: Table, info: StatementInfo, s: 
         res = scratch.write(table, [dict(zip(names, v, strict=True)) for v in values], mode, commit=False)
         if res is not None and res.dup_at is not None:
             return DUPLICATE_FILL
-    if not table.temporary:
-        p.data.tables[table.name.lower()] = scratch.tables[table.name.lower()]
-        if res is None:
-            p.data.forget(table.name)
+    p.data.tables[table.ident] = scratch.tables[table.ident]
+    if res is None:
+        p.data.forget(table.ident)
     return None if res is None else res.written
 
 
@@ -210,6 +213,8 @@ def handle_drop_table(p: Predictor, b: Builder, info: StatementInfo, s: SessionS
     logged_temp = False
     for n in temps:
         t = s.temp_tables.pop(n.lower())
+        p.rows.pop(t.ident, None)
+        p.data.tables.pop(t.ident, None)
         logged_temp = logged_temp or t.logged_create
     if info.temporary:
         if logged_temp:
@@ -249,6 +254,9 @@ def handle_alter(p: Predictor, b: Builder, info: StatementInfo, s: SessionState)
     cols = tuple(replace(c, nullable=False) if c.name.lower() in pk else c for c in cols)
     new = replace(t, engine=info.engine or t.engine, columns=cols, keys=keys)
     if tmp is not None:
+        if not p.data.rekey(t, new):
+            b.error = 1062
+            return
         s.temp_tables[name.lower()] = new
         if tmp.logged_create:
             _log_temp_ddl(p, b, s)
@@ -265,6 +273,8 @@ def handle_truncate(p: Predictor, b: Builder, info: StatementInfo, s: SessionSta
     for n in info.targets:
         tmp = s.temp_table(n)
         if tmp is not None:
+            p.rows[tmp.ident] = 0
+            p.data.clear(tmp)
             if tmp.logged_create:
                 _log_temp_ddl(p, b, s)
             return

@@ -34,21 +34,20 @@ def _changes_rows(p: Predictor, info: StatementInfo, t: Table, op: Op, s: Sessio
     if op is Op.INSERT:
         if info.select_source and info.reads and ONE_ROW not in info.extra:
             srcs = [lookup(r, p.catalog, s) for r in info.reads]
-            return not all(x is not None and not x.temporary and p.rows.get(x.name.lower()) == 0 for x in srcs)
+            return not all(x is not None and p.rows.get(x.ident) == 0 for x in srcs)
         return True
-    return t.temporary or p.rows.get(t.name.lower()) != 0
+    return p.rows.get(t.ident) != 0
 
 
-def update_row_counts(p: Predictor, info: StatementInfo, writes: tuple[tuple[str, Op, bool, bool], ...]) -> None:
-    for name, op, top, temporary in writes:
-        if temporary:
-            continue
-        key = name.lower()
+def update_row_counts(p: Predictor, info: StatementInfo, s: SessionState,
+                      writes: tuple[tuple[str, Op, bool, bool], ...]) -> None:
+    """``writes``: (Table.ident, op, top, temporary) of each written table."""
+    for key, op, top, _ in writes:
         if op is Op.INSERT:
             cur = p.rows.get(key)
             if info.values_rows and cur is not None:
                 p.rows[key] = cur + info.values_rows
-            elif not (info.select_source and cur == 0 and not _source_has_rows(p, info)):
+            elif not (info.select_source and cur == 0 and not _source_has_rows(p, info, s)):
                 p.rows[key] = None
         elif op is Op.DELETE and top and not info.multi_table and info.limit is None and "where" not in info.extra:
             p.rows[key] = 0
@@ -56,13 +55,13 @@ def update_row_counts(p: Predictor, info: StatementInfo, writes: tuple[tuple[str
 
 def counts_change(info: StatementInfo, writes: tuple[tuple[str, Op, bool, bool], ...]) -> bool:
     """Whether update_row_counts(info, writes) can do anything (it only touches INSERTs and full DELETEs)."""
-    return any(not temporary and (op is Op.INSERT or (
-        op is Op.DELETE and top and not info.multi_table and info.limit is None and "where" not in info.extra))
-        for _, op, top, temporary in writes)
+    return any(op is Op.INSERT or (
+        op is Op.DELETE and top and not info.multi_table and info.limit is None and "where" not in info.extra)
+        for _, op, top, _ in writes)
 
 
-def _source_has_rows(p: Predictor, info: StatementInfo) -> bool:
-    return ONE_ROW in info.extra or any(p.rows.get(r.lower()) != 0 for r in info.reads)
+def _source_has_rows(p: Predictor, info: StatementInfo, s: SessionState) -> bool:
+    return ONE_ROW in info.extra or any(p.rows.get(s.ident(r)) != 0 for r in info.reads)
 
 
 _DELAYED_ENGINES = frozenset({"myisam", "memory", "archive", "blackhole"})
@@ -81,8 +80,8 @@ def _handle_delayed(p: Predictor, b: Builder, info: StatementInfo, s: SessionSta
     if p.profile.engine(t.engine).name not in _DELAYED_ENGINES:
         b.error = ER_DELAYED_NOT_SUPPORTED
         return True
-    p.data.forget(t.name)
-    p.rows[t.name.lower()] = None
+    p.data.forget(t.ident)
+    p.rows[t.ident] = None
     before, after = images(t, Op.INSERT, info.writes[0].columns, p.profile.global_var("binlog_row_image").upper(),
                           p.profile)
     p.binlog.flush([Piece(b.seq, True, True, t.name, before, after, "write")], Cache.STMT)
@@ -135,7 +134,7 @@ def apply_outcome(p: Predictor, b: Builder, info: StatementInfo, s: SessionState
     if out.nontrans_temp:
         s.trx_nontrans_temp = True
     if out.row_writes:
-        update_row_counts(p, info, out.row_writes)
+        update_row_counts(p, info, s, out.row_writes)
     if not out.logged:
         return
     if not multi and not s.trx_cache:
@@ -162,7 +161,7 @@ def stick_to_row(p: Predictor, s: SessionState) -> None:
 
 def _decide_dml(p: Predictor, seq: int, info: StatementInfo, s: SessionState) -> Outcome:
     ctx = p.context(seq, info, s)
-    row_writes = tuple((u.table.name, u.op, u.top, u.table.temporary) for u in ctx.access.writes)
+    row_writes = tuple((u.table.ident, u.op, u.top, u.table.temporary) for u in ctx.access.writes)
 
     def outcome(error: int | None = None, stmt: tuple[Piece, ...] = (), trx: tuple[Piece, ...] = (),
                 logged: bool = True, temp: bool = False) -> Outcome:
@@ -261,12 +260,12 @@ def handle_binlog(p: Predictor, b: Builder, info: StatementInfo, s: SessionState
     trx: list[Piece] = []
     op = {"write": Op.INSERT, "update": Op.UPDATE, "delete": Op.DELETE}
     for t, ev in tables:
-        p.data.forget(t.name)
+        p.data.forget(t.ident)
         trans = p.profile.engine(t.engine).transactional
         cols = tuple(t.columns[i].name for i in (ev.after or ev.before) if i < len(t.columns))
         before, after = images(t, op[ev.type], cols, s.row_image, p.profile)
         (trx if trans else stmt_cache).append(Piece(b.seq, True, not trans, t.name, before, after, ev.type))
-    writes = tuple((t.name, op[ev.type], True, t.temporary) for t, ev in tables)
+    writes = tuple((t.ident, op[ev.type], True, t.temporary) for t, ev in tables)
     out = Outcome(None, frozenset(), frozenset(), tuple(stmt_cache), tuple(trx), bool(trx), bool(stmt_cache),
                    False, s.log_bin, writes, True)
     apply_outcome(p, b, info, s, out)

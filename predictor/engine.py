@@ -106,10 +106,10 @@ class Predictor:
 
     def journal(self, s: SessionState, t: Table) -> None:
         """Before ``s`` changes ``t``'s rows in a transaction: keep them for ROLLBACK [TO SAVEPOINT]."""
-        mine = s.multi_stmt_mode and self.profile.engine(t.engine).transactional and not t.temporary
+        mine = s.multi_stmt_mode and self.profile.engine(t.engine).transactional
         others = [u for o in self.sessions.values() if o is not s and o.in_trx for u in o.undo_layers() if u]
         if mine or others:
-            journal(s.undo_layers() if mine else (), others, self.data, self.rows, t.name)
+            journal(s.undo_layers() if mine else (), others, self.data, self.rows, t.ident)
 
     def cannot_rollback(self, s: SessionState) -> bool:
         """Whether a rollback must be logged because something it cannot undo was changed."""
@@ -250,7 +250,7 @@ class Predictor:
         g = binlog.groups
         binlog.groups = g + r.groups
         if r.counts:
-            update_row_counts(self, info, out.row_writes)
+            update_row_counts(self, info, s, out.row_writes)
         s.reset_trx()
         if key[2] not in self.clean_parts:
             del self.session_ids[session]

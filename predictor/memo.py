@@ -35,13 +35,14 @@ def trx_clean(s: SessionState) -> bool:
 
 def emptiness(p: Predictor, info: StatementInfo, s: SessionState) -> tuple[bool, ...]:
     version = p.catalog.version
-    known = p.memo_names.get(id(info))
+    known = p.memo_names.get(id(info)) if not s.temp_tables else None
     if known is None or known[0] != version:
         access = resolve(info, p.catalog, s)
         known = (version, tuple(dict.fromkeys(
-            [w.table.lower() for w in info.writes] + [r.lower() for r in info.reads]
-            + [u.table.name.lower() for u in access.writes] + [t.name.lower() for t in access.reads])))
-        p.memo_names[id(info)] = known
+            [s.ident(w.table) for w in info.writes] + [s.ident(r) for r in info.reads]
+            + [u.table.ident for u in access.writes] + [t.ident for t in access.reads])))
+        if not s.temp_tables:  # the names then mean the same tables in every session
+            p.memo_names[id(info)] = known
         p.memo_infos[id(info)] = info  # keep the info alive while its id is part of a key
     names = known[1]
     if not names:

@@ -26,7 +26,7 @@ class Outcome:
     writes_nontrans: bool
     nontrans_temp: bool
     logged: bool
-    row_writes: tuple[tuple[str, Op, bool, bool], ...]  # (table, op, top, temporary) for row counts
+    row_writes: tuple[tuple[str, Op, bool, bool], ...]  # (Table.ident, op, top, temporary) for row counts
     row_format: bool = False
 
 

@@ -121,6 +121,9 @@ class Profile:
     """"unmatched" / "unchanged": a multi-table UPDATE that matches (changes) no row is logged, as a
     statement, through the statement cache: the server counts a table as transactional only once it
     found (updated) one of its rows. None: the transaction cache, as for any InnoDB change."""
+    SEMI_JOIN_UPDATE_IS_MULTI: ClassVar[bool] = False
+    """A single-table UPDATE whose WHERE has an IN-subquery runs as a multi-table UPDATE (semi-join, MariaDB
+    11.1+, MDEV-7487), with MULTI_UPDATE_STMT_CACHE_WHEN's cache rule."""
     SELF_SUBQUERY_ERROR: ClassVar[int | None] = None
     """Error for a single-table UPDATE / DELETE whose subquery reads the table it changes (None: allowed,
     MariaDB since 10.3)."""
@@ -307,6 +310,7 @@ class MariaDB118(MariaDB1011):
     MULTI_UPDATE_STMT_CACHE_WHEN = "unchanged"
     """Seen on 11.8: a matched row that keeps its values does not make the table transactional either
     (fixtures/seeds/003_logging_rules/loops_subqueries_and_savepoints.sql)."""
+    SEMI_JOIN_UPDATE_IS_MULTI = True  # seen on 11.8 (fixtures/seeds/003_logging_rules/temporary_table_rows.sql)
     ISOLATION_VARIABLES = frozenset({"tx_isolation", "transaction_isolation"})
     ROW_IMAGES = frozenset({"FULL", "MINIMAL", "NOBLOB", "FULL_NODUP"})
 

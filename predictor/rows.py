@@ -88,18 +88,20 @@ def _idle_triggers(info: StatementInfo, out: Outcome, fired: dict[str, Changed |
 
 def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, out: Outcome,
                 fired: dict[str, Changed | None]) -> Outcome:
-    if not any(p.data.watching(w.table) for w in info.writes):
+    if not any(p.data.watching(s.ident(w.table)) for w in info.writes):
         return out  # nothing it writes is tracked (the common case of a big workload)
     if info.kind in (Kind.INSERT, Kind.REPLACE) and len(info.writes) == 1:
         return _write_rows(p, sql, info, s, out, fired)
     untouched: list[bool] = []  # per written table: no row changed (or matched: MULTI_UPDATE_STMT_CACHE_WHEN)
+    multi = info.multi_table
     for w in info.writes:
         t = lookup(w.table, p.catalog, s)
-        if t is None or t.temporary:
+        if t is None:
             continue
         p.journal(s, t)
         if info.kind in (Kind.DELETE, Kind.UPDATE) and p.data.tracked(t) is not None and p.data.may_parse():
             tree = parsed(p, sql)
+            multi = multi or (p.profile.SEMI_JOIN_UPDATE_IS_MULTI and _semi_join(tree))
             where = tree.args.get("where") if isinstance(tree, (exp.Delete, exp.Update)) else None
             cond = resolved(where.this, lambda name: table_source(p, name, s)) if where is not None else None
             positions = _selected(p, tree, t, s) if info.multi_table and isinstance(tree, exp.Expression) else None
@@ -125,7 +127,7 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
                 p.data.changed_columns(t, w.columns)  # a routine's body statement: the text is the CALL's
                 continue
             else:
-                p.data.forget(w.table)
+                p.data.forget(t.ident)
                 continue
             matched = res[2] if isinstance(tree, exp.Update) and res is not None else changed
             untouched.append((matched if p.profile.MULTI_UPDATE_STMT_CACHE_WHEN == "unmatched" else changed) == 0)
@@ -136,11 +138,23 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
         elif info.kind is Kind.UPDATE and w.columns is not None and p.data.parses_left > 0:
             p.data.changed_columns(t, w.columns)  # the parse budget is spent: the columns it sets are unknown
         else:
-            p.data.forget(w.table)  # DELETE, LOAD, or the parse budget is spent
-    if (p.profile.MULTI_UPDATE_STMT_CACHE_WHEN and info.kind is Kind.UPDATE and info.multi_table
+            p.data.forget(t.ident)  # DELETE, LOAD, or the parse budget is spent
+    if (p.profile.MULTI_UPDATE_STMT_CACHE_WHEN and info.kind is Kind.UPDATE and multi
             and not out.row_format and len(untouched) == len(info.writes) and all(untouched) and out.trx):
         out = replace(out, trx=(), stmt_cache=out.stmt_cache + tuple(replace(x, nontrans=True) for x in out.trx))
     return out
+
+
+def _semi_join(tree: Parsed) -> bool:
+    """A single-table UPDATE that MariaDB 11 runs as a multi-table one: an ``IN (SELECT ...)`` / ``EXISTS``
+    among the top-level ANDs of its WHERE, and no ORDER BY / LIMIT (MDEV-7487)."""
+    if not isinstance(tree, exp.Update) or tree.args.get("order") or tree.args.get("limit"):
+        return False
+    where = tree.args.get("where")
+    conds = where.this.flatten() if where is not None and isinstance(where.this, exp.And) else \
+        [where.this] if where is not None else []
+    return any(isinstance(c, exp.Exists) or (isinstance(c, exp.In) and c.args.get("query") is not None)
+               for c in conds)
 
 
 _EVENTS = {Kind.INSERT: frozenset({"INSERT"}), Kind.REPLACE: frozenset({"INSERT", "DELETE"}),
@@ -192,7 +206,7 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
                 fired: dict[str, Changed | None]) -> Outcome:
     """INSERT / REPLACE into one table whose rows are tracked: evaluate the rows the statement writes."""
     t = lookup(info.writes[0].table, p.catalog, s)
-    if t is None or t.temporary:
+    if t is None:
         return out
     trans = p.profile.engine(t.engine).transactional
     p.journal(s, t)
@@ -203,12 +217,12 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
     assignments: list[tuple[str, exp.Expression]] = []
     if isinstance(fast, Unsure):
         if not p.data.may_parse():
-            p.data.forget(t.name)
+            p.data.forget(t.ident)
             return out
         tree = parsed(p, sql)
         rows = _statement_rows(p, tree, t, s) if isinstance(tree, exp.Insert) else None
         if rows is None or not isinstance(tree, exp.Insert):
-            p.data.forget(t.name)
+            p.data.forget(t.ident)
             return out
         conflict = tree.args.get("conflict")
         if conflict is not None:
@@ -216,7 +230,7 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
         mode = (Mode.REPLACE if info.kind is Kind.REPLACE or tree.args.get("replace") else
                 Mode.UPSERT if conflict is not None else Mode.IGNORE if info.ignore else Mode.INSERT)
     elif fast is None:
-        p.data.forget(t.name)
+        p.data.forget(t.ident)
         return out
     else:
         rows, mode = fast, Mode.IGNORE if info.ignore else Mode.INSERT
@@ -284,7 +298,7 @@ def table_source(p: Predictor, name: str, s: SessionState, depth: int = 0) -> So
     """The rows of a table or view the data model follows (for a SELECT), else None."""
     t = lookup(name, p.catalog, s)
     if t is not None:
-        return None if t.temporary else p.data.source(t)
+        return p.data.source(t)
     view = p.catalog.view(name)
     text = view.select.text if view is not None and view.select is not None else None
     if text is None or depth > 8:

@@ -146,3 +146,8 @@ class SessionState:
 
     def temp_table(self, name: str) -> Table | None:
         return self.temp_tables.get(name.lower())
+
+    def ident(self, name: str) -> str:
+        """The data model's key of the table ``name`` means in this session (catalog.Table.ident)."""
+        t = self.temp_tables.get(name.lower())
+        return t.ident if t is not None else name.lower()
