@@ -356,6 +356,27 @@ class RplayParser(MySQLParser):
     def _parse_primary_or_var_column(self) -> exp.Expr | None:
         return self._parse_primary() or self._parse_column()
 
+    # ---- SELECT ... INTO ------------------------------------------------------------------------------
+
+    QUERY_MODIFIER_PARSERS: ClassVar[dict[TokenType, Callable[[Any], tuple[str, exp.Expr | None]]]] = {
+        **MySQLParser.QUERY_MODIFIER_PARSERS,
+        TokenType.INTO: lambda self: ("into", self._parse_into()),
+    }  # MySQL 8 also takes INTO after FROM / WHERE / ORDER BY / LIMIT
+
+    def _parse_into(self) -> exp.Into | None:
+        """MySQL's ``INTO var [, var ...]`` (local or @user variables: stored code reads several columns
+        into several variables) and ``INTO OUTFILE / DUMPFILE 'file'``; sqlglot takes one table name."""
+        if not self._match(TokenType.INTO):
+            return None
+        if self._match_texts(("OUTFILE", "DUMPFILE")):
+            into = self.expression(exp.Into(this=self._parse_string()))
+            while self._curr and self._curr.token_type not in (TokenType.SEMICOLON, TokenType.FOR,
+                                                               TokenType.LOCK):
+                self._advance()  # CHARACTER SET / FIELDS / LINES options: nothing the predictor reads
+            return into
+        targets = self._parse_csv(self._parse_primary_or_var_column)
+        return self.expression(exp.Into(this=targets[0] if targets else None, expressions=targets[1:] or None))
+
     # ---- transactions -----------------------------------------------------------------------------
 
     def _parse_transaction(self) -> exp.Transaction | exp.Command:

@@ -6,6 +6,7 @@ import pytest
 
 from harness.backends.local import LocalPair
 from harness.replay import ReplayOptions, replay
+from harness import replica as replica_mod
 from harness.replica import check_replica, first_writers, written_tables
 from predictor.workload import parse_workload
 
@@ -116,3 +117,29 @@ def test_first_writer_falls_back_to_create() -> None:
     assert found["a"].seq == 0 and found["b"].seq == 3
     wl = parse_workload("CREATE TABLE a (x INT);\nCREATE TABLE c LIKE a;\nDROP TABLE a;\n")
     assert {t: st.seq for t, st in first_writers(wl.statements, ["a", "c"]).items()} == {"a": 0, "c": 1}
+
+
+def test_equal_rows_with_a_differing_checksum_are_not_a_divergence(pair: LocalPair,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """MariaDB's CHECKSUM TABLE now and then differs on a table with a generated column while every row is
+    equal: the row comparison decides. Here the replica's checksum is made to differ."""
+    real = replica_mod._count_and_checksum
+
+    def skewed(conn, database, table):  # type: ignore[no-untyped-def]
+        count, checksum = real(conn, database, table)
+        return count, (checksum + 1 if conn.port == pair.replica.port else checksum)
+
+    monkeypatch.setattr(replica_mod, "_count_and_checksum", skewed)
+    report = replay_and_check(pair, "CREATE TABLE g (id INT PRIMARY KEY, a VARCHAR(10), "
+                                    "b VARCHAR(30) AS (CONCAT(a, '-', id)) STORED);\n"
+                                    "INSERT INTO g (id, a) VALUES (1, 'x'), (2, 'y');\n")
+    assert report.caught_up and report.diverged == ()
+
+
+def test_equal_values_in_a_column_of_another_type_are_a_divergence(pair: LocalPair) -> None:
+    report = replay_and_check(pair, "CREATE TABLE w (id INT PRIMARY KEY, v INT);\n"
+                                    "-- replica\nALTER TABLE w MODIFY v BIGINT;\n"
+                                    "INSERT INTO w VALUES (1, 5);\n")
+    assert report.caught_up
+    (d,) = report.diverged
+    assert (d.table, d.primary_rows, d.replica_rows, d.differing_keys) == ("w", 1, 1, ())

@@ -160,3 +160,21 @@ DO SLEEP(1), RELEASE_LOCK('a');
 -- title: SET with REPLACE() function is not a REPLACE statement
 SET @x = REPLACE('abc', 'b', 'c');
 -- expect: class = Set
+
+-- title: SELECT ... INTO a list of variables (stored code; sqlglot takes one table name)
+SELECT period_start, period_end INTO v_start, @v_end FROM pay_runs WHERE id = p_run_id;
+-- expect: class = Select
+-- expect: into.this.name = v_start
+-- expect: into.expressions.kinds = Parameter
+-- expect: from_.this.name = pay_runs
+
+-- title: SELECT ... INTO after the WHERE (MySQL 8)
+SELECT a FROM t WHERE b = 1 INTO @x;
+-- expect: class = Select
+-- expect: into.this.class = Parameter
+-- expect: where.this.class = EQ
+
+-- title: SELECT ... INTO OUTFILE with its options
+SELECT a FROM t INTO OUTFILE '/tmp/a.txt' FIELDS TERMINATED BY ',' LINES TERMINATED BY '\n';
+-- expect: class = Select
+-- expect: into.this.name = /tmp/a.txt
