@@ -17,6 +17,7 @@ from predictor.evaluate import CannotEvaluate, clock_reading, literal
 from predictor.loops import Loop, counted_loop
 from predictor.parse import Unparsed, parse
 from predictor.routines import Signature, signature
+from predictor.variables import assigned
 
 
 class Kind(str, Enum):
@@ -118,7 +119,8 @@ class StatementInfo:
     body: tuple[StatementInfo, ...] = ()
     signature: Signature | None = None  # a routine's parameters and variables
     text: str | None = None  # a body statement's SQL, for CALL to substitute its arguments into
-    loop: Loop | None = None  # the counted loop a body statement is in (predictor/loops.py)
+    user_vars: tuple[str, ...] = ()  # user variables it assigns (predictor/variables.py)
+    loops: tuple[Loop, ...] = ()  # the counted loops a body statement is in, outermost first (predictor/loops.py)
     select: StatementInfo | None = None  # view body / CREATE ... SELECT source facts
     xa: str | None = None
     chain: bool = False
@@ -620,14 +622,17 @@ def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:
     control = (exp.Block, exp.IfBlock, exp.WhileBlock, exp.RepeatBlock, exp.LoopBlock, exp.CaseStatement)
     loops = 0
 
-    def visit(n: exp.Expression, loop: Loop | None) -> None:
+    def visit(n: exp.Expression, counted: tuple[Loop, ...], before: exp.Expression | None = None) -> None:
         nonlocal loops
         if isinstance(n, control):
-            if loop is None and isinstance(n, exp.WhileBlock | exp.RepeatBlock):
+            if isinstance(n, exp.WhileBlock | exp.RepeatBlock):
                 loops += 1
-                loop = counted_loop(n, node, loops)
+                loop = counted_loop(n, node, loops, before)
+                counted = (*counted, loop) if loop is not None else counted
+            prev: exp.Expression | None = None
             for child in _children(n):
-                visit(child, loop)
+                visit(child, counted, prev)
+                prev = child
             return
         if isinstance(n, exp.Return | exp.Declare | exp.Leave | exp.Iterate | nodes.DeclareCursor |
                       nodes.DeclareCondition | nodes.CursorOp | nodes.Signal):
@@ -637,15 +642,15 @@ def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:
         elif isinstance(n, nodes.DeclareHandler):
             b = n.args.get("body")
             if isinstance(b, exp.Expression):
-                visit(b, loop)
+                visit(b, counted)
             return
         else:
             info = analyze_tree(n)
             if info.kind in _TEXT_KINDS:
                 info = replace(info, text=_text(n))
-        out.append(replace(info, loop=loop) if loop is not None else info)
+        out.append(replace(info, loops=counted) if counted else info)
 
-    visit(node, None)
+    visit(node, ())
     return tuple(out)
 
 
@@ -684,6 +689,12 @@ def _children(n: exp.Expression) -> list[exp.Expression]:
 
 
 def analyze_tree(tree: exp.Expression) -> StatementInfo:
+    info = _analyze_tree(tree)
+    names = assigned(tree) if info.kind is not Kind.SET else ()
+    return replace(info, user_vars=names) if names else info
+
+
+def _analyze_tree(tree: exp.Expression) -> StatementInfo:
     if isinstance(tree, exp.Insert):
         return _insert(tree)
     if isinstance(tree, exp.Update):

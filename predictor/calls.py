@@ -44,22 +44,31 @@ def unroll(p: Predictor, b: Builder, routine: Routine, s: SessionState, call: st
             bound[""] = (call_bindings(call, routine.signature, outer) if p.data.may_parse() else None) or {}
         return bound[""]
 
+    _passes(p, b, routine, s, body, 0, bindings, depth)
+
+
+def _passes(p: Predictor, b: Builder, routine: Routine, s: SessionState, body: tuple[StatementInfo, ...],
+            level: int, bindings: Callable[[], Bindings], depth: int) -> bool:
+    """Run ``body`` (statements inside ``level`` counted loops already bound): each run of statements in
+    one more loop once per pass of that loop; False when a statement failed (the CALL ends)."""
     i = 0
-    while i < len(body) and b.error is None:
-        loop = body[i].loop
+    while i < len(body):
+        loop = body[i].loops[level] if len(body[i].loops) > level else None
         j = i + 1
-        while loop is not None and j < len(body) and body[j].loop == loop:
+        while j < len(body) and (body[j].loops[level] if len(body[j].loops) > level else None) == loop:
             j += 1
         if loop is None:
-            _run(p, b, routine, s, body[i:j], bindings, depth)
+            if not _run(p, b, routine, s, body[i:j], bindings, depth):
+                return False
         else:
             base = bindings()
             passes = loop.passes(base)
             for counter in passes if passes is not None else [None]:
                 values = base if counter is None else {**base, loop.var: exp.Literal.number(counter)}
-                if not _run(p, b, routine, s, body[i:j], _constant(values), depth):
-                    break
+                if not _passes(p, b, routine, s, body[i:j], level + 1, _constant(values), depth):
+                    return False
         i = j
+    return True
 
 
 def _constant(values: Bindings) -> Callable[[], Bindings]:

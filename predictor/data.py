@@ -54,6 +54,7 @@ class WriteOutcome:
     updated: int = 0
     deleted: int = 0
     ignored: int = 0
+    first_id: int | None = None  # the first auto-increment value generated for a written row (LAST_INSERT_ID)
 
 
 @dataclass
@@ -127,8 +128,9 @@ class DataModel:
     tables: dict[str, TableData] = field(default_factory=dict)
     parses_left: int = PARSE_BUDGET
     untrackable: set[str] = field(default_factory=set)  # tables a trigger inserts into or deletes from
-    fed: dict[str, list[tuple[str, str, tuple[str, ...]]]] = field(default_factory=dict)
-    """table -> (event, table, non-key columns) of the UPDATEs its triggers run (see ``fire``)."""
+    fed: dict[str, list[tuple[str, str, tuple[str, ...] | None]]] = field(default_factory=dict)
+    """table -> (event, table, non-key columns) of the UPDATEs its triggers run, columns None for their
+    INSERTs and DELETEs (see ``fire``)."""
 
     def watching(self, name: str) -> bool:
         """Whether ``name``'s rows are (still) tracked: a dictionary lookup, for the hot path. ``name``, here
@@ -140,10 +142,12 @@ class DataModel:
         self.untrackable.add(name.lower())
         self.forget(name)
 
-    def trigger_updates(self, table: str, event: str, target: str, columns: Sequence[str]) -> None:
+    def trigger_updates(self, table: str, event: str, target: str, columns: Sequence[str] | None) -> None:
         """A trigger on ``table`` for ``event`` (INSERT / UPDATE / DELETE) sets these non-key columns of
-        ``target``: rows stay where they are, and those values become unknown each time it may fire."""
-        self.fed.setdefault(table.lower(), []).append((event.upper(), target, tuple(columns)))
+        ``target`` (None: inserts or deletes its rows): when it fires and is not followed row by row
+        (predictor/triggers.py), those values (the whole table) become unknown."""
+        self.fed.setdefault(table.lower(), []).append(
+            (event.upper(), target, tuple(columns) if columns is not None else None))
 
     def fire(self, table: str, events: frozenset[str]) -> None:
         """``table`` was written with ``events``: what its triggers update is unknown now (conditions in
@@ -152,7 +156,10 @@ class DataModel:
             if event in events:
                 d = self.tables.get(target.lower())
                 if d is not None and d.tracked:
-                    d.set_unknown(columns)
+                    if columns is None:
+                        d.tracked = False
+                    else:
+                        d.set_unknown(columns)
 
     def may_parse(self) -> bool:
         """Spend one parse of the budget (False: none left)."""
@@ -477,6 +484,7 @@ def _fill(t: Table, d: TableData, row: Row) -> Row:
 def _write(t: Table, d: TableData, rows: Sequence[Row], mode: Mode,
            assignments: Sequence[tuple[str, exp.Expression]], has_delete_trigger: bool) -> WriteOutcome:
     written = updated = deleted = ignored = 0
+    first_id: int | None = None
     own = t.name.lower()
     for i, given in enumerate(rows):
         row = _fill(t, d, given)
@@ -484,6 +492,9 @@ def _write(t: Table, d: TableData, rows: Sequence[Row], mode: Mode,
         if hit is None:
             d.add(row)
             written += 1
+            if first_id is None and d.auto is not None and given.get(d.auto) in (None, 0):
+                generated = row[d.auto]
+                first_id = generated if isinstance(generated, int) else None
             continue
         if mode is Mode.IGNORE:
             ignored += 1
@@ -520,7 +531,7 @@ def _write(t: Table, d: TableData, rows: Sequence[Row], mode: Mode,
         else:
             d.add(row)
             written += 1
-    return WriteOutcome(None, len(rows), written, updated, deleted, ignored)
+    return WriteOutcome(None, len(rows), written, updated, deleted, ignored, first_id)
 
 
 def _assigned(e: exp.Expression, old: Row, new: Row, own: str) -> Value:

@@ -181,7 +181,7 @@ def _fill_created(p: Predictor, sql: str, table: Table, info: StatementInfo, s: 
     """Evaluate the rows CREATE ... SELECT puts into ``table`` (matched by column name): how many it writes,
     None when that cannot be said, DUPLICATE_FILL when a duplicate key fails the statement. The table's rows are then
     tracked when they could be evaluated (temporary tables' too)."""
-    tree = parsed(p, sql)
+    tree = parsed(p, sql, s)
     got = select_rows(tree.expression, lambda name: table_source(p, name, s)) \
         if isinstance(tree, exp.Create) and tree.expression is not None else None
     scratch = DataModel()
@@ -322,6 +322,8 @@ def handle_create_trigger(p: Predictor, b: Builder, info: StatementInfo, s: Sess
             if body.kind is Kind.UPDATE and w.columns is not None and keyed is not None and not body.multi_table \
                     and not keyed & {c.lower() for c in w.columns}:
                 p.data.trigger_updates(table.name, trig.event, w.table, w.columns)
+            elif body.kind in (Kind.INSERT, Kind.DELETE) and not body.multi_table:
+                p.data.trigger_updates(table.name, trig.event, w.table, None)  # rows come and go: forgotten
             else:
                 p.data.never_track(w.table)
     p.catalog.put_table(table.with_trigger(trig))

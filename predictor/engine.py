@@ -34,6 +34,7 @@ from predictor.ddl import (
     handle_truncate,
 )
 from predictor.dml import apply_outcome, counts_change, handle_binlog, handle_dml, handle_noop, update_row_counts
+from predictor.evaluate import UNKNOWN
 from predictor.memo import emptiness, session_part, trx_clean
 from predictor.outcome import Outcome, Replay
 from predictor.profiles import Profile
@@ -150,6 +151,8 @@ class Predictor:
             s = self.session(session)
         if s.sticky_row and not s.temp_tables:
             s.sticky_row = False  # each statement starts in the session's format once no temporary table is left
+        for name in info.user_vars:  # also when a memoised record is replayed
+            s.user_vars[name] = UNKNOWN
         if self.cached:
             kind = info.kind
             if kind in DML_KINDS:
@@ -262,6 +265,8 @@ class Predictor:
 
     def dispatch(self, b: Builder, info: StatementInfo, s: SessionState) -> None:
         """Hand the statement to the handler of its kind (``HANDLERS``)."""
+        for name in info.user_vars:  # SELECT ... INTO @v, @v := ...: not followed (predictor/variables.py)
+            s.user_vars[name] = UNKNOWN
         HANDLERS.get(info.kind, handle_noop)(self, b, info, s)
 
     def _tail(self, b: Builder, info: StatementInfo, s: SessionState) -> None:

@@ -1,7 +1,7 @@
 """Evaluate the small expressions whose values decide a duplicate key or which rows a WHERE selects.
 
-Only what the data model needs: literals, column references, + - * on integers, comparisons and IN joined
-by AND/OR/NOT (three-valued, as SQL), clock readings. Anything else is "cannot say": an expression becomes
+Only what the data model needs: literals, column references, + - * on integers, comparisons (and ``<=>``)
+and IN joined by AND/OR/NOT (three-valued, as SQL), clock readings. Anything else is "cannot say": an expression becomes
 ``UNKNOWN`` (fine for a value nobody compares), a condition raises ``CannotEvaluate``. SELECTs are
 evaluated in ``predictor/query.py``.
 """
@@ -33,8 +33,20 @@ class _Unknown:
 
 UNKNOWN = _Unknown()
 
+class Fresh:
+    """What UUID() / UUID_SHORT() return: a value equal to nothing but itself, so a unique key holding one
+    never clashes (and the table's rows stay followed)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "FRESH"
+
+
+_FRESH_FUNCTIONS = frozenset({"UUID_SHORT", "SYS_GUID"})  # and exp.Uuid
+
 Value = object  # int | str (casefolded, trailing spaces stripped: default collations) | None (NULL) | Moment
-#                | UNKNOWN
+#                | Fresh | UNKNOWN
 Row = dict[str, Value]  # lower-case column name -> value
 
 
@@ -147,6 +159,8 @@ def value(e: exp.Expression, row: Row, values: Row | None = None) -> Value:
         return value(e.expressions[0], values)
     if isinstance(e, exp.Values) and values is not None and e.expressions:
         return value(e.expressions[0], values)
+    if isinstance(e, exp.Uuid) or (isinstance(e, exp.Anonymous) and e.name.upper() in _FRESH_FUNCTIONS):
+        return Fresh()
     if isinstance(e, exp.Func | exp.Add | exp.Sub):
         clock = _clock(e, row, values)
         if clock is not None:
@@ -166,6 +180,10 @@ def value(e: exp.Expression, row: Row, values: Row | None = None) -> Value:
                 raise CannotEvaluate("comparison of an unknown value")
             if a is None or b is None:
                 return None
+            if isinstance(a, Fresh) or isinstance(b, Fresh):
+                if cls not in (exp.EQ, exp.NEQ):
+                    raise CannotEvaluate("order of a UUID")
+                return int((a is b) == (cls is exp.EQ))
             if isinstance(a, Moment) or isinstance(b, Moment):
                 told = compare(a, b, _CMP_OPS[cls]) if isinstance(a, Moment) and isinstance(b, Moment) else None
                 if told is None:
@@ -174,6 +192,13 @@ def value(e: exp.Expression, row: Row, values: Row | None = None) -> Value:
             if type(a) is not type(b):
                 raise CannotEvaluate("comparison across types")
             return 1 if fn(a, b) else 0
+    if isinstance(e, exp.NullSafeEQ | exp.NullSafeNEQ):
+        a, b = value(e.this, row, values), value(e.expression, row, values)
+        if a is None or b is None:
+            same = a is None and b is None
+        else:
+            same = bool(value(exp.EQ(this=known(a), expression=known(b)), row))
+        return int(same) if isinstance(e, exp.NullSafeEQ) else int(not same)
     if isinstance(e, (exp.And, exp.Or)):
         return _connective(e, row, values)
     if isinstance(e, exp.Not):
@@ -250,6 +275,9 @@ def _member(v: Value, items: Sequence[Value]) -> int | None:
             null = True
         elif opaque(x):
             unknown = True
+        elif isinstance(x, Fresh) or isinstance(v, Fresh):
+            if x is v:
+                return 1
         elif type(x) is not type(v):
             raise CannotEvaluate("comparison across types")
         elif x == v:

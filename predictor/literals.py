@@ -13,7 +13,7 @@ from __future__ import annotations
 from enum import Enum
 
 from predictor.catalog import Table
-from predictor.evaluate import UNKNOWN
+from predictor.evaluate import UNKNOWN, Fresh
 from predictor.fingerprint import _KEYWORDS
 from predictor.moments import CLOCK
 
@@ -76,13 +76,17 @@ def _key_value(text: str) -> object:
 
 
 def _other_value(text: str) -> object:
-    """A plain non-key value as ``predictor.evaluate.value`` reads it (clock functions: a Moment, others UNKNOWN)."""
+    """A plain non-key value as ``predictor.evaluate.value`` reads it (clock functions: a Moment, UUID(): a
+    Fresh value, others UNKNOWN)."""
     v = _key_value(text)
     if v is not UNSURE:
         return v
     if text[:1] != "-" and "." in text and text.replace(".", "", 1).isdigit():
         return text  # a decimal literal keeps its text
-    return CLOCK.get(text[:-2].upper(), UNKNOWN) if text.endswith("()") else UNKNOWN
+    if not text.endswith("()"):
+        return UNKNOWN
+    name = text[:-2].upper()
+    return Fresh() if name in ("UUID", "UUID_SHORT") else CLOCK.get(name, UNKNOWN)
 
 
 def _plain_value(text: str) -> bool:

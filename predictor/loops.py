@@ -1,11 +1,17 @@
 """Counted loops in procedure bodies: run their statements as many times as the CALL's arguments say.
 
-A loop is counted when a local variable with a DEFAULT is compared with a bound in the loop's test,
-the loop's last statement is ``SET var = var + step`` (a positive constant), nothing else assigns the
-variable and no LEAVE / ITERATE can cut a pass short::
+A loop is counted when a local variable is compared with a bound in the loop's test, the loop's last
+statement is ``SET var = var + step`` (a positive constant), the variable starts from its DEFAULT or from
+a ``SET var = start`` right before the loop, nothing else assigns it and no LEAVE / ITERATE can cut a pass
+short::
 
     DECLARE i INT DEFAULT 0;
     WHILE i < times DO ... SET i = i + 1; END WHILE;      -- or REPEAT ... SET i = i + 1; UNTIL i >= times
+
+    WHILE r < rows DO                                     -- loops nest: the inner one restarts each pass
+      SET s = 1; WHILE s <= seats DO ... SET s = s + 1; END WHILE;
+      SET r = r + 1;
+    END WHILE;
 
 At CALL time the bound is bound to the arguments; when it is a constant the passes are simulated (each
 pass sees the counter's value). Any other loop, or a bound that is not a constant, runs once, as before.
@@ -63,8 +69,10 @@ class Loop:
         return None
 
 
-def counted_loop(node: exp.Expression, root: exp.Expression, position: int) -> Loop | None:
-    """``node`` (a WHILE or REPEAT of the body ``root``) as a counted loop, or None."""
+def counted_loop(node: exp.Expression, root: exp.Expression, position: int,
+                 before: exp.Expression | None = None) -> Loop | None:
+    """``node`` (a WHILE or REPEAT of the body ``root``; ``before``: the statement before it in its block)
+    as a counted loop, or None."""
     if isinstance(node, exp.WhileBlock):
         test, repeat = node.this, False
     elif isinstance(node, exp.RepeatBlock):
@@ -85,8 +93,9 @@ def counted_loop(node: exp.Expression, root: exp.Expression, position: int) -> L
         step = _step(body.expressions[-1], var)
         if step is None or any(_is_local(n) and n.name.lower() == var for n in bound.walk()):
             continue
-        start = _default(root, var)
-        if start is None or assignments(root).count(var) != 1:
+        reset = _reset(before, var)
+        start = reset if reset is not None else _default(root, var)
+        if start is None or assignments(root).count(var) != (1 if reset is None else 2):
             return None
         return Loop(position, var, start, cmp, bound.sql(dialect=RplayMySQL), step, repeat)
     return None
@@ -111,6 +120,18 @@ def _step(statement: exp.Expression, var: str) -> int | None:
             step = int(k.this)
             return step if step > 0 else None
     return None
+
+
+def _reset(statement: exp.Expression | None, var: str) -> str | None:
+    """The SQL of ``start`` when ``statement`` is ``SET var = start`` (start not reading var), else None."""
+    if not isinstance(statement, exp.Set) or len(statement.expressions) != 1:
+        return None
+    eq = statement.expressions[0].this
+    if not (isinstance(eq, exp.EQ) and _is_local(eq.this) and eq.this.name.lower() == var):
+        return None
+    if any(_is_local(n) and n.name.lower() == var for n in eq.expression.walk()):
+        return None
+    return str(eq.expression.sql(dialect=RplayMySQL))
 
 
 def _default(root: exp.Expression, var: str) -> str | None:

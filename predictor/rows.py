@@ -13,7 +13,7 @@ from predictor.analyze import Kind, Op, StatementInfo
 from predictor.catalog import Table
 from predictor.codes import ER_WARNING_NOT_COMPLETE_ROLLBACK
 from predictor.data import POSITION, Mode, Pair, values_rows
-from predictor.evaluate import Row
+from predictor.evaluate import UNKNOWN, Row
 from predictor.images import images
 from predictor.literals import UNSURE, Unsure, literal_rows
 from predictor.outcome import Outcome
@@ -23,6 +23,7 @@ from predictor.resolve import lookup
 from predictor.routines import UNKNOWN_NAME, inline_functions
 from predictor.session import Piece, SessionState
 from predictor.triggers import Changed
+from predictor.variables import bind
 
 if TYPE_CHECKING:
     from predictor.engine import Predictor
@@ -32,7 +33,10 @@ def with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState
     """What the rows of tracked tables decide: duplicate keys (1062, partial inserts, IGNORE'd rows) and the
     writes, updates and deletes of REPLACE and ON DUPLICATE KEY UPDATE."""
     fired: dict[str, Changed | None] = {}
-    out = _key_checks(p, sql, info, s, out, fired)
+    prior = s.last_insert_id
+    if _may_generate_id(p, info, s):
+        s.last_insert_id = UNKNOWN  # unless _write_rows follows the rows the statement wrote
+    out = _key_checks(p, sql, info, s, out, fired, prior)
     if fired and all(c is not None for c in fired.values()) and all(
             w.table.lower() in fired or not _has_triggers(p, w.table, s) for w in info.writes):
         out = _idle_triggers(info, out, fired)
@@ -46,18 +50,27 @@ def with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState
     return out
 
 
+def _may_generate_id(p: Predictor, info: StatementInfo, s: SessionState) -> bool:
+    """Whether the statement may change LAST_INSERT_ID(): an INSERT into a table with an auto-increment."""
+    if info.kind not in (Kind.INSERT, Kind.REPLACE, Kind.LOAD):
+        return False
+    return any((t := lookup(w.table, p.catalog, s)) is None or t.auto_increment is not None for w in info.writes)
+
+
 def _has_triggers(p: Predictor, name: str, s: SessionState) -> bool:
     t = lookup(name, p.catalog, s)
     return t is not None and bool(t.triggers)
 
 
-def parsed(p: Predictor, sql: str) -> Parsed:
+def parsed(p: Predictor, sql: str, s: SessionState) -> Parsed:
     """The statement the data model evaluates: its calls of stored functions that only RETURN an integer
-    expression are inlined (predictor/routines.py)."""
+    expression are inlined (predictor/routines.py), the session's known user variables and LAST_INSERT_ID()
+    put in (predictor/variables.py)."""
     tree = parse(sql)
-    if not isinstance(tree, exp.Expression) or not p.catalog.has_functions():
+    if not isinstance(tree, exp.Expression):
         return tree
-    return inline_functions(tree, p.function_text)
+    tree = bind(tree, s)
+    return inline_functions(tree, p.function_text) if p.catalog.has_functions() else tree
 
 
 def _fire(p: Predictor, s: SessionState, t: Table, event: str, pairs: list[Pair] | None,
@@ -87,11 +100,11 @@ def _idle_triggers(info: StatementInfo, out: Outcome, fired: dict[str, Changed |
 
 
 def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, out: Outcome,
-                fired: dict[str, Changed | None]) -> Outcome:
+                fired: dict[str, Changed | None], prior: object) -> Outcome:
     if not any(p.data.watching(s.ident(w.table)) for w in info.writes):
         return out  # nothing it writes is tracked (the common case of a big workload)
     if info.kind in (Kind.INSERT, Kind.REPLACE) and len(info.writes) == 1:
-        return _write_rows(p, sql, info, s, out, fired)
+        return _write_rows(p, sql, info, s, out, fired, prior)
     untouched: list[bool] = []  # per written table: no row changed (or matched: MULTI_UPDATE_STMT_CACHE_WHEN)
     multi = info.multi_table
     for w in info.writes:
@@ -100,7 +113,7 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
             continue
         p.journal(s, t)
         if info.kind in (Kind.DELETE, Kind.UPDATE) and p.data.tracked(t) is not None and p.data.may_parse():
-            tree = parsed(p, sql)
+            tree = parsed(p, sql, s)
             multi = multi or (p.profile.SEMI_JOIN_UPDATE_IS_MULTI and _semi_join(tree))
             where = tree.args.get("where") if isinstance(tree, (exp.Delete, exp.Update)) else None
             cond = resolved(where.this, lambda name: table_source(p, name, s)) if where is not None else None
@@ -203,7 +216,7 @@ def _assignments_to(tree: exp.Update, t: Table) -> list[tuple[str, exp.Expressio
 
 
 def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, out: Outcome,
-                fired: dict[str, Changed | None]) -> Outcome:
+                fired: dict[str, Changed | None], prior: object) -> Outcome:
     """INSERT / REPLACE into one table whose rows are tracked: evaluate the rows the statement writes."""
     t = lookup(info.writes[0].table, p.catalog, s)
     if t is None:
@@ -219,7 +232,7 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
         if not p.data.may_parse():
             p.data.forget(t.ident)
             return out
-        tree = parsed(p, sql)
+        tree = parsed(p, sql, s)
         rows = _statement_rows(p, tree, t, s) if isinstance(tree, exp.Insert) else None
         if rows is None or not isinstance(tree, exp.Insert):
             p.data.forget(t.ident)
@@ -240,6 +253,7 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
     if res is None:
         return out
     if res.dup_at is None:
+        s.last_insert_id = res.first_id if res.first_id is not None else prior
         _fire(p, s, t, "INSERT", pairs, fired)
     if res.dup_at is not None:
         if trans or res.dup_at == 0:

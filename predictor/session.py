@@ -69,6 +69,8 @@ class Savepoint:
 class SessionState:
     name: str
     vars: dict[str, str]
+    user_vars: dict[str, object] = field(default_factory=dict)  # @v -> its value (predictor/variables.py)
+    last_insert_id: object = 0  # LAST_INSERT_ID(): 0 before any insert; evaluate.UNKNOWN when not known
     in_trx: bool = False  # a multi-statement transaction is open (BEGIN, or autocommit=0 after a statement)
     explicit: bool = False  # opened with BEGIN / START TRANSACTION
     trx_cache: list[Piece] = field(default_factory=list)

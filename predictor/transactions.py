@@ -8,8 +8,11 @@ from typing import TYPE_CHECKING
 from predictor.analyze import StatementInfo
 from predictor.binlog import Builder
 from predictor.codes import ER_UNKNOWN_SYSTEM_VARIABLE, ER_WARNING_NOT_COMPLETE_ROLLBACK
+from predictor.evaluate import UNKNOWN
+from predictor.rows import table_source
 from predictor.session import Cache, Piece, SessionState, canonical_var, normalize_value
 from predictor.undo import restore
+from predictor.variables import run_set
 
 if TYPE_CHECKING:
     from predictor.engine import Predictor
@@ -90,6 +93,11 @@ _TRACKED = frozenset({"binlog_format", "binlog_row_image", "transaction_isolatio
 
 
 def handle_set(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    if any(a.scope == "USER" for a in info.assignments):
+        if p.data.may_parse():
+            run_set(b.sql, s, lambda name: table_source(p, name, s))
+        else:
+            s.user_vars.update((a.name.lower(), UNKNOWN) for a in info.assignments if a.scope == "USER")
     pending: dict[str, str] = {}
     for a in info.assignments:
         if a.scope in ("USER", "LOCAL"):

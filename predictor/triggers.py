@@ -1,5 +1,6 @@
 """Trigger bodies run row by row on the tracked rows: OLD.c / NEW.c are the row's values, IF / ELSEIF /
-ELSE conditions are evaluated, and the UPDATEs a body runs change the rows of their table.
+ELSE conditions are evaluated, and the UPDATEs, DELETEs and INSERT ... VALUES a body runs change the rows
+of their table.
 
 Whether a trigger's UPDATE changed a row decides whether the statement has row events for that table
 (``UPDATE slots`` whose trigger updates ``tallies`` only when a slot gets booked). A body this module cannot
@@ -15,7 +16,7 @@ from functools import lru_cache
 from sqlglot import exp
 
 from predictor.catalog import Table
-from predictor.data import DataModel, Pair
+from predictor.data import DataModel, Mode, Pair, values_rows
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, known, truth
 from predictor.parse import parse
 
@@ -88,24 +89,55 @@ class _Runner:
                 self.node(branch, rows)
         elif isinstance(n, exp.Update):
             self.update(n, rows)
+        elif isinstance(n, exp.Delete):
+            self.delete(n, rows)
         elif isinstance(n, exp.Insert) and isinstance(n.this, exp.Table | exp.Schema):
-            target = n.this.this if isinstance(n.this, exp.Schema) else n.this
-            self.count(target.name, 1)  # a log row: such tables are never tracked (handle_create_trigger)
+            self.insert(n, rows)
         else:
             raise _Inexact(type(n).__name__)
+
+    def _table(self, node: object) -> Table:
+        t = self.tables(node.name) if isinstance(node, exp.Table) else None
+        if t is None:
+            raise _Inexact("a table the model does not know")
+        self.journal(t)
+        return t
+
+    def insert(self, n: exp.Insert, rows: dict[str, Row | None]) -> None:
+        t = self._table(n.this.this if isinstance(n.this, exp.Schema) else n.this)
+        if self.data.tracked(t) is None:
+            self.count(t.name, 1 if isinstance(n.expression, exp.Values) else None)
+            return
+        bound = _bound(n, rows)
+        written = values_rows(bound, t) if isinstance(bound, exp.Insert) and not bound.args.get("conflict") \
+            and isinstance(bound.expression, exp.Values) else None
+        if written is None:
+            raise _Inexact("INSERT ... SELECT or ON DUPLICATE KEY UPDATE in a trigger")
+        # a duplicate fails the whole statement: not followed (the fallback forgets the table)
+        res = self.data.write(t, written, Mode.IGNORE if n.args.get("ignore") else Mode.INSERT, commit=False)
+        if res is None or res.dup_at is not None:
+            raise _Inexact("a duplicate key in a trigger's INSERT")
+        self.count(t.name, res.written)
+
+    def delete(self, n: exp.Delete, rows: dict[str, Row | None]) -> None:
+        if n.args.get("using") or n.args.get("limit") or n.args.get("order") or not isinstance(n.this, exp.Table) \
+                or n.this.args.get("joins"):
+            raise _Inexact("multi-table or ordered DELETE in a trigger")
+        t = self._table(n.this)
+        where = n.args.get("where")
+        got = self.data.delete_where(t, _bound(where.this, rows) if where is not None else None) \
+            if self.data.tracked(t) is not None else None
+        self.count(t.name, got)
 
     def update(self, n: exp.Update, rows: dict[str, Row | None]) -> None:
         if not isinstance(n.this, exp.Table) or n.this.args.get("joins") or n.args.get("from") or n.args.get("limit") \
                 or n.args.get("order"):
             raise _Inexact("multi-table or ordered UPDATE in a trigger")
-        t = self.tables(n.this.name)
-        if t is None:
-            raise _Inexact("UPDATE of an unknown table")
+        t = self._table(n.this)
         where = n.args.get("where")
         cond = _bound(where.this, rows) if where is not None else None
         sets = [(e.this.name, _bound(e.expression, rows)) for e in n.expressions
                 if isinstance(e, exp.EQ) and isinstance(e.this, exp.Column)]
-        self.journal(t)
         got = self.data.update_where(t, cond, sets) if self.data.tracked(t) is not None else None
         self.count(t.name, None if got is None else got[0])
 

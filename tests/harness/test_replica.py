@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from harness import replica as replica_mod
 from harness.backends.local import LocalPair
 from harness.replay import ReplayOptions, replay
-from harness import replica as replica_mod
 from harness.replica import check_replica, first_writers, written_tables
 from predictor.workload import parse_workload
 

@@ -13,7 +13,7 @@ from predictor.workload import parse_workload
 
 def _loops(body: str) -> list[Loop | None]:
     info = analyze(f"CREATE PROCEDURE p(IN n INT)\nBEGIN\n{body}\nEND")
-    return [s.loop for s in info.body if s.kind.name == "INSERT"]
+    return [s.loops[-1] if s.loops else None for s in info.body if s.kind.name == "INSERT"]
 
 
 N3 = {"n": exp.Literal.number(3)}
@@ -32,6 +32,8 @@ N3 = {"n": exp.Literal.number(3)}
                                     "UNTIL i >= n END REPEAT;", [5]),
     ("REPEAT to the bound", "DECLARE i INT DEFAULT 0; REPEAT INSERT INTO t VALUES (i); SET i = i + 1; "
                             "UNTIL i >= n END REPEAT;", [0, 1, 2]),
+    ("a SET right before the loop starts it", "DECLARE i INT DEFAULT 0; SET i = 1; WHILE i < n DO "
+                                              "INSERT INTO t VALUES (i); SET i = i + 1; END WHILE;", [1, 2]),
     ("bound never reached", "DECLARE i INT DEFAULT 7; WHILE i < n DO INSERT INTO t VALUES (i); SET i = i + 1; "
                             "END WHILE;", []),
 ])
@@ -42,8 +44,8 @@ def test_counted_loop_passes(title: str, body: str, passes: list[int]) -> None:
 
 
 @pytest.mark.parametrize(("title", "body"), [
-    ("the counter is assigned elsewhere too", "DECLARE i INT DEFAULT 0; SET i = 1; WHILE i < n DO "
-                                              "INSERT INTO t VALUES (i); SET i = i + 1; END WHILE;"),
+    ("the counter is assigned elsewhere too", "DECLARE i INT DEFAULT 0; SET i = 1; SET @x = 0; "
+                                              "WHILE i < n DO INSERT INTO t VALUES (i); SET i = i + 1; END WHILE;"),
     ("the step is not last", "DECLARE i INT DEFAULT 0; WHILE i < n DO SET i = i + 1; INSERT INTO t VALUES (i); "
                              "END WHILE;"),
     ("a LEAVE can cut it short", "DECLARE i INT DEFAULT 0; l: WHILE i < n DO INSERT INTO t VALUES (i); "
@@ -91,3 +93,34 @@ def test_each_pass_is_a_group_and_the_counter_reaches_the_rows() -> None:
     assert dup.error == 1062  # key 3 came from the fourth pass
     assert same.format == "NONE"  # row 2 holds 2 * 10 already
     assert after.group == 2 + 4  # four autocommitted passes
+
+
+NESTED = """CREATE TABLE seat (r INT, s INT, PRIMARY KEY (r, s)) ENGINE=InnoDB;
+DELIMITER //
+CREATE PROCEDURE grid(IN rows_ INT, IN seats INT)
+BEGIN
+  DECLARE r INT DEFAULT 0;
+  DECLARE s INT DEFAULT 1;
+  WHILE r < rows_ DO
+    SET s = 1;
+    WHILE s <= seats DO
+      INSERT INTO seat VALUES (r, s);
+      SET s = s + 1;
+    END WHILE;
+    SET r = r + 1;
+  END WHILE;
+END//
+DELIMITER ;
+CALL grid(3, 2);
+INSERT INTO seat VALUES (2, 2);
+INSERT INTO seat VALUES (2, 3);
+"""
+
+
+def test_nested_loops_run_every_inner_pass_of_every_outer_pass() -> None:
+    """The inner loop restarts from the SET right before it: 3 x 2 rows, each its own group."""
+    recs = predict_workload(parse_workload(NESTED), "mariadb-10.11", {"binlog_format": "ROW"})
+    call, dup, fresh = recs[2], recs[3], recs[4]
+    assert (call.group, call.error) == (2, None)
+    assert dup.error == 1062  # (2, 2): written by the last inner pass of the last outer pass
+    assert fresh.group == 2 + 3 * 2

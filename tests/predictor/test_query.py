@@ -42,6 +42,8 @@ def _source(name: str) -> Source | None:
     ("SELECT id FROM item WHERE v > 6 OR v IS NULL", [[2], [3]]),
     ("SELECT DISTINCT grp FROM item WHERE grp < 3", [[1], [2]]),
     ("SELECT id FROM vague WHERE id = 2 AND v > 1", []),  # FALSE AND unknown is FALSE
+    ("SELECT id FROM item WHERE v <=> NULL", [[3]]),  # NULL-safe: NULL <=> NULL is TRUE
+    ("SELECT id FROM item WHERE NOT (v <=> 5)", [[2], [3], [4]]),  # and NULL <=> 5 is FALSE, not NULL
 ])
 def test_select_rows(sql: str, rows: list[list[object]]) -> None:
     tree = parse(sql)

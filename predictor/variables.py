@@ -1,0 +1,69 @@
+"""User variables and LAST_INSERT_ID(), per session, as far as the data model knows them.
+
+Applications keep the id of the row they just inserted (``SET @order = LAST_INSERT_ID()``) and use it in
+the next statements' WHERE and VALUES; without its value each of those statements stops the tracking of
+its table. A variable is known when a SET gave it a value the evaluator computes (literals, arithmetic of
+known values, LAST_INSERT_ID() after an INSERT whose generated id the data model assigned, a scalar
+subquery over tracked rows). ``SELECT ... INTO @v``, ``@v := ...`` inside a statement and a SET the
+evaluator cannot compute make it unknown; so is a variable no statement of the workload set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sqlglot import exp
+
+from predictor.evaluate import UNKNOWN, CannotEvaluate, Value, known, value
+from predictor.parse import parse
+from predictor.query import Source, resolved
+from predictor.session import SessionState
+
+
+def assigned(tree: exp.Expression) -> tuple[str, ...]:
+    """Lower-case names of the user variables a statement assigns: SET @v, INTO @v, @v := ..."""
+    out: list[str] = []
+    for node in tree.find_all(exp.PropertyEQ, exp.Into, exp.SetItem):
+        if isinstance(node, exp.Into):
+            targets = [node.this, *(node.expressions or [])]
+        else:
+            target = node.this.this if isinstance(node, exp.SetItem) and isinstance(node.this, exp.EQ) else node.this
+            targets = [target]
+        out += [t.name.lower() for t in targets if isinstance(t, exp.Parameter)]
+    return tuple(dict.fromkeys(out))
+
+
+def bind(tree: exp.Expression, s: SessionState) -> exp.Expression:
+    """``tree`` with the session's known user variables and LAST_INSERT_ID() put in as values."""
+    if not s.user_vars and s.last_insert_id is UNKNOWN:
+        return tree
+
+    def put(x: exp.Expression) -> exp.Expression:
+        if isinstance(x, exp.Parameter):
+            v = s.user_vars.get(x.name.lower(), UNKNOWN)
+            return x if v is UNKNOWN else known(v)
+        if isinstance(x, exp.Anonymous) and x.name.upper() == "LAST_INSERT_ID" and not x.expressions:
+            return x if s.last_insert_id is UNKNOWN else known(s.last_insert_id)
+        return x
+
+    if not any(isinstance(x, exp.Parameter) or (isinstance(x, exp.Anonymous) and x.name.upper() == "LAST_INSERT_ID")
+               for x in tree.walk()):
+        return tree
+    return tree.transform(put)  # a copy: parse() trees are shared
+
+
+def run_set(sql: str, s: SessionState, sources: Callable[[str], Source | None]) -> None:
+    """A SET statement: each ``@v = expr`` gets expr's value (UNKNOWN when it cannot be computed)."""
+    tree = parse(sql)
+    if not isinstance(tree, exp.Set):
+        return
+    for item in tree.expressions:
+        eq = item.this if isinstance(item, exp.SetItem) else None
+        if not isinstance(eq, exp.EQ | exp.PropertyEQ) or not isinstance(eq.this, exp.Parameter):
+            continue
+        v: Value
+        try:
+            v = value(resolved(bind(eq.expression, s), sources), {})
+        except CannotEvaluate:
+            v = UNKNOWN
+        s.user_vars[eq.this.name.lower()] = v
