@@ -388,8 +388,12 @@ def _column_def(cd: exp.ColumnDef) -> tuple[Column, list[Key]]:
     if type_name in ("SERIAL",):
         auto, nullable = True, False
         keys.append(Key(KeyKind.UNIQUE, (name,)))
+    length = None
+    if isinstance(kind, exp.DataType) and type_name in ("CHAR", "VARCHAR") and kind.expressions:
+        size = kind.expressions[0].this
+        length = int(size.this) if isinstance(size, exp.Literal) and size.is_int else None
     return Column(name, type_name, nullable, has_default, auto, generated, deps, default_now, on_update_now,
-                  literal_default), keys
+                  literal_default, length), keys
 
 
 def _key_columns(node: exp.Expression) -> tuple[tuple[str, ...], bool]:

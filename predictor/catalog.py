@@ -39,6 +39,7 @@ class Column:
     default_now: bool = False  # DEFAULT CURRENT_TIMESTAMP / NOW(): the server writes it on INSERT
     on_update_now: bool = False  # ON UPDATE CURRENT_TIMESTAMP: the server writes it on UPDATE
     literal_default: tuple[object, ...] = ()  # (value,) when the DEFAULT is a literal, as evaluate.literal reads it
+    length: int | None = None  # CHAR(n) / VARCHAR(n): n
 
     def is_blob(self, json_is_blob: bool) -> bool:
         t = self.type.upper()

@@ -14,24 +14,13 @@ from typing import Any, ClassVar
 
 from sqlglot import exp
 
+from predictor.functions import computed, is_computed
 from predictor.moments import CLOCK, Moment, compare, shift
+from predictor.values import UNKNOWN
+
+__all__ = ["UNKNOWN", "CannotEvaluate", "Fresh", "Known", "Row", "Value", "known", "literal", "truth", "value"]
 
 
-class _Unknown:
-    """A value the model does not know (a function result, a column an UPDATE changed)."""
-
-    _instance: _Unknown | None = None
-
-    def __new__(cls) -> _Unknown:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "UNKNOWN"
-
-
-UNKNOWN = _Unknown()
 
 class Fresh:
     """What UUID() / UUID_SHORT() return: a value equal to nothing but itself, so a unique key holding one
@@ -161,6 +150,10 @@ def value(e: exp.Expression, row: Row, values: Row | None = None) -> Value:
         return value(e.expressions[0], values)
     if isinstance(e, exp.Uuid) or (isinstance(e, exp.Anonymous) and e.name.upper() in _FRESH_FUNCTIONS):
         return Fresh()
+    if isinstance(e, exp.Func):
+        got = computed(e, lambda x: value(x, row, values))
+        if is_computed(got):
+            return got
     if isinstance(e, exp.Func | exp.Add | exp.Sub):
         clock = _clock(e, row, values)
         if clock is not None:

@@ -22,6 +22,7 @@ from predictor.query import Source, matching_rows, resolved, select_rows
 from predictor.resolve import lookup
 from predictor.routines import UNKNOWN_NAME, inline_functions
 from predictor.session import Piece, SessionState
+from predictor.strict import violation
 from predictor.triggers import Changed
 from predictor.variables import bind
 
@@ -247,6 +248,10 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
         return out
     else:
         rows, mode = fast, Mode.IGNORE if info.ignore else Mode.INSERT
+    bad = violation(t, rows) if mode is not Mode.IGNORE else None
+    if bad is not None and (trans or bad[1] == 0):
+        s.last_insert_id = prior
+        return replace(out, error=bad[0], logged=False, stmt_cache=(), trx=(), row_writes=())
     pairs: list[Pair] | None = [] if t.triggers and mode in (Mode.INSERT, Mode.IGNORE) else None
     res = p.data.write(t, rows, mode, commit=not trans, assignments=assignments,
                        has_delete_trigger=any(tr.event.upper() == "DELETE" for tr in t.triggers), pairs=pairs)
