@@ -105,14 +105,19 @@ def _is_local(e: object) -> bool:
     return isinstance(e, exp.Column) and not e.table
 
 
-def _step(statement: exp.Expression, var: str) -> int | None:
-    """``SET var = var + k`` (or ``k + var``) with a positive constant k: k."""
+def _assigned_to(statement: exp.Expression | None, var: str) -> exp.Expression | None:
+    """``e`` when ``statement`` is ``SET var = e`` (one assignment, to the local ``var``), else None."""
     if not isinstance(statement, exp.Set) or len(statement.expressions) != 1:
         return None
     eq = statement.expressions[0].this
     if not (isinstance(eq, exp.EQ) and _is_local(eq.this) and eq.this.name.lower() == var):
         return None
-    add = eq.expression
+    return eq.expression if isinstance(eq.expression, exp.Expression) else None
+
+
+def _step(statement: exp.Expression, var: str) -> int | None:
+    """``SET var = var + k`` (or ``k + var``) with a positive constant k: k."""
+    add = _assigned_to(statement, var)
     if not isinstance(add, exp.Add):
         return None
     for counter, k in ((add.this, add.expression), (add.expression, add.this)):
@@ -124,14 +129,10 @@ def _step(statement: exp.Expression, var: str) -> int | None:
 
 def _reset(statement: exp.Expression | None, var: str) -> str | None:
     """The SQL of ``start`` when ``statement`` is ``SET var = start`` (start not reading var), else None."""
-    if not isinstance(statement, exp.Set) or len(statement.expressions) != 1:
+    start = _assigned_to(statement, var)
+    if start is None or any(_is_local(n) and n.name.lower() == var for n in start.walk()):
         return None
-    eq = statement.expressions[0].this
-    if not (isinstance(eq, exp.EQ) and _is_local(eq.this) and eq.this.name.lower() == var):
-        return None
-    if any(_is_local(n) and n.name.lower() == var for n in eq.expression.walk()):
-        return None
-    return str(eq.expression.sql(dialect=RplayMySQL))
+    return str(start.sql(dialect=RplayMySQL))
 
 
 def _default(root: exp.Expression, var: str) -> str | None:
