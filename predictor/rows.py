@@ -53,9 +53,26 @@ def with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState
 
 def _may_generate_id(p: Predictor, info: StatementInfo, s: SessionState) -> bool:
     """Whether the statement may change LAST_INSERT_ID(): an INSERT into a table with an auto-increment."""
-    if info.kind not in (Kind.INSERT, Kind.REPLACE, Kind.LOAD):
+    if info.kind not in (Kind.INSERT, Kind.REPLACE, Kind.LOAD) or s.last_insert_id is UNKNOWN:
         return False
-    return any((t := lookup(w.table, p.catalog, s)) is None or t.auto_increment is not None for w in info.writes)
+    key = (id(info), p.catalog.version)
+    known = p.id_writers.get(key) if not s.temp_tables else None
+    if known is None:
+        known = any((t := lookup(w.table, p.catalog, s)) is None or t.auto_increment is not None for w in info.writes)
+        if not s.temp_tables:  # the names then mean the same tables in every session
+            p.id_writers[key] = known
+            p.memo_infos[id(info)] = info  # keep the info alive while its id is part of a key
+    return known
+
+
+def _watched(p: Predictor, info: StatementInfo, s: SessionState) -> bool:
+    """Whether a table the statement writes is tracked: DataModel.watching, inlined for the hot path."""
+    tables = p.data.tables
+    for w in info.writes:
+        d = tables.get(s.ident(w.table) if s.temp_tables else w.table.lower())
+        if d is not None and d.tracked:
+            return True
+    return False
 
 
 def _has_triggers(p: Predictor, name: str, s: SessionState) -> bool:
@@ -102,7 +119,7 @@ def _idle_triggers(info: StatementInfo, out: Outcome, fired: dict[str, Changed |
 
 def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, out: Outcome,
                 fired: dict[str, Changed | None], prior: object) -> Outcome:
-    if not any(p.data.watching(s.ident(w.table)) for w in info.writes):
+    if not _watched(p, info, s):
         return out  # nothing it writes is tracked (the common case of a big workload)
     if info.kind in (Kind.INSERT, Kind.REPLACE) and len(info.writes) == 1:
         return _write_rows(p, sql, info, s, out, fired, prior)
