@@ -19,6 +19,7 @@ from sqlglot import exp
 
 from predictor.catalog import Table
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, Value, opaque, truth, value
+from predictor.values import Recased
 from predictor.moments import Moment, same_second
 from predictor.query import Source
 
@@ -292,7 +293,9 @@ class DataModel:
         multi-table UPDATE selected) get the assigned values; returns (rows changed, rows skipped by IGNORE,
         rows matched), None when that cannot be said (changed columns then become unknown).
 
-        A moved key is followed for one matched row, and for UPDATE IGNORE row by row in scan order when
+        A moved key is followed for one matched row, for several when the keys they move to are known and
+        clash with nothing (``_moves_apart``: then the scan order does not matter), and for UPDATE IGNORE row by
+        row in scan order when
         ``scan_order`` (MySQL; MariaDB: Profile.UPDATE_IGNORE_CLASHES_IN_SCAN_ORDER); ``ignore`` skips (warning
         1062) a row whose new key is taken at that moment. Otherwise a moved key stops the tracking, as does a
         clash without IGNORE (the statement fails). ``pairs`` gets (old, new) per row matched and not skipped,
@@ -308,22 +311,13 @@ class DataModel:
             return None
         keys = {c for k in d.keys for c in k}
         moved = [c.lower() for c, e in assignments if not _keeps(e, c)]  # SET v = v + 0 changes nothing
+        news = [(i, old, _assigned_row(t, old, assignments)) for i in hit if (old := d.rows[i]) is not None]
+        if len(hit) > 1 and not (ignore and scan_order) and not _moves_apart(d, news):
+            d.tracked = False  # keys of several rows moved, and may clash in an order that is not modelled
+            return None
         changed = ignored = 0
-        for i in hit:
-            old = d.rows[i]
-            assert old is not None
-            new = dict(old)
-            for c, e in assignments:
-                if _keeps(e, c):
-                    continue
-                try:
-                    new[c.lower()] = _coerce(t, c, value(e, old))
-                except CannotEvaluate:
-                    new[c.lower()] = UNKNOWN
+        for i, old, new in news:
             if any(new[c] != old[c] for c in keys):
-                if not (ignore and scan_order) and len(hit) != 1:
-                    d.tracked = False  # keys of several rows moved: the order they clash in is not modelled
-                    return None
                 d.remove(i)
                 try:
                     clash = d.conflict(new)
@@ -565,6 +559,37 @@ def _inline(x: exp.Expression, old: Row, new: Row, own: str) -> exp.Expression:
     return x
 
 
+def _assigned_row(t: Table, old: Row, assignments: Sequence[tuple[str, exp.Expression]]) -> Row:
+    """``old`` with an UPDATE's assignments applied (unknown where they cannot be evaluated)."""
+    new = dict(old)
+    for c, e in assignments:
+        if _keeps(e, c):
+            continue
+        try:
+            new[c.lower()] = _coerce(t, c, value(e, old))
+        except CannotEvaluate:
+            new[c.lower()] = UNKNOWN
+    return new
+
+
+def _moves_apart(d: TableData, news: Sequence[tuple[int, Row, Row]]) -> bool:
+    """Whether the unique keys the rows of a multi-row UPDATE move to are known, differ from each other and
+    from every key the table holds before the statement: then no order of the scan can clash."""
+    for k in range(len(d.keys)):
+        seen: set[tuple[Value, ...]] = set()
+        for _, old, new in news:
+            try:
+                tup, was = d.key_of(k, new), d.key_of(k, old)
+            except CannotEvaluate:
+                return False
+            if tup is None or tup == was:
+                continue
+            if tup in d.index[k] or tup in seen:
+                return False
+            seen.add(tup)
+    return True
+
+
 def _keeps(e: exp.Expression, column: str) -> bool:
     """``SET col = col`` (or ``col + 0``, ``col - 0``, ``col * 1``): the old value stays, known or not."""
     if isinstance(e, exp.Add | exp.Sub | exp.Mul):
@@ -582,6 +607,8 @@ def _differs(old: Row, new: Row, columns: Sequence[str] | None = None) -> bool:
 
 
 def _changes(old: Value, new: Value) -> bool:
+    if isinstance(new, Recased):
+        return True  # equal under the collation, its bytes may still differ: counted as a change
     if isinstance(old, Moment) and isinstance(new, Moment):
         return not same_second(old, new)
     return opaque(new) or opaque(old) or old != new

@@ -53,17 +53,16 @@ def run(data: DataModel, t: Table, event: str, pairs: Sequence[Pair], tables: Ca
 
 @lru_cache(maxsize=256)
 def new_columns(text: str) -> tuple[str, ...]:
-    """The NEW.c a (BEFORE) trigger assigns in any branch: the server counts them as written by the
-    statement (its MINIMAL after image has them; fixtures/seeds/004_wl5092/images_8_trigger_set_new.sql)."""
+    """The NEW.c a (BEFORE) trigger names, read or assigned, in any branch: in a BEFORE trigger every NEW field
+    is settable, and both servers mark settable trigger fields as written by the statement (its MINIMAL after
+    image has them; fixtures/seeds/004_wl5092/images_8_trigger_set_new.sql)."""
     body = _body(text)
     if body is None:
         return ()
     out: list[str] = []
-    for item in body.find_all(exp.SetItem):
-        eq = item.this
-        if isinstance(eq, exp.EQ) and isinstance(eq.this, exp.Column) and eq.this.table.lower() == "new":
-            if eq.this.name.lower() not in out:
-                out.append(eq.this.name.lower())
+    for col in body.find_all(exp.Column):
+        if col.table.lower() == "new" and col.name.lower() not in out:
+            out.append(col.name.lower())
     return tuple(out)
 
 

@@ -1,4 +1,4 @@
-"""The value the data model does not know: shared by the evaluator and the functions it computes."""
+"""Values the evaluator and the functions it computes share: the unknown value, a re-cased string."""
 
 from __future__ import annotations
 
@@ -18,3 +18,11 @@ class _Unknown:
 
 
 UNKNOWN = _Unknown()
+
+
+class Recased(str):
+    """A string LOWER() / UPPER() made: strings are held case-folded (predictor/evaluate.py), so it compares
+    equal to its argument under the default collations, yet its bytes may differ: writing it over a row may
+    change the row even when it compares equal (``SET v = UPPER(v)``)."""
+
+    __slots__ = ()
