@@ -16,6 +16,7 @@ from predictor.dialect import RplayMySQL
 from predictor.evaluate import CannotEvaluate, clock_reading, literal
 from predictor.loops import Loop, counted_loop
 from predictor.parse import Unparsed, parse
+from predictor.query import output_name
 from predictor.routines import Signature, signature
 from predictor.variables import assigned
 
@@ -518,7 +519,7 @@ def _select(tree: exp.Expression) -> StatementInfo:
             if isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star)):
                 cols.append("*")
             else:
-                cols.append(str(e.alias_or_name) or e.sql())
+                cols.append(output_name(e))
     return StatementInfo(Kind.SELECT, reads=tuple(_tables(tree)), functions=tuple(funcs),
                          sysvars=tuple(sysvars), limit=_limit_value(tree), skip_locked=skip, nowait=nowait,
                          columns=tuple(cols), extra=(ONE_ROW,) if _one_row(tree) else ())

@@ -19,9 +19,9 @@ from sqlglot import exp
 
 from predictor.catalog import Table
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, Value, opaque, truth, value
-from predictor.values import Recased
 from predictor.moments import Moment, same_second
 from predictor.query import Source
+from predictor.values import Recased
 
 Pair = tuple[Row | None, Row | None]
 """One row a statement wrote, as its triggers see it: (OLD, NEW), None where the event has no such row."""

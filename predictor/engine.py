@@ -165,6 +165,20 @@ class Predictor:
                 return
         self._step_full(seq, session, sql, info, s)
 
+    def fail(self, seq: int, session: str, sql: str, error: Exception) -> None:
+        """The predictor itself failed on statement ``seq`` (a bug, not bad input): the statement is UNKNOWN
+        with the error as its reason, and the rest of the workload is still predicted."""
+        self.session_ids.clear()
+        self.binlog.done = [r for r in self.binlog.done if r.seq != seq]
+        b = self.binlog.builders.get(seq)
+        if b is None:
+            b = self.binlog.builders[seq] = Builder(seq, session, sql)
+        b.unknown = True
+        b.reason = f"predictor error: {type(error).__name__}: {error}"
+        s = self.sessions.get(session)
+        if s is None or not s.trx_cache:
+            self.binlog.finalize(seq)
+
     def _step_quiet(self, seq: int, session: str, sql: str, info: StatementInfo, s: SessionState) -> None:
         """SELECT / DO: when resolving finds no table written (handle_noop), the record depends only on the
         statement and the catalog (missing tables, deprecation warnings), in any transaction state."""

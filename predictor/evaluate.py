@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 from sqlglot import exp
 
 from predictor.functions import computed, is_computed
 from predictor.moments import CLOCK, Moment, compare, shift
+from predictor.nodes import Known
 from predictor.values import UNKNOWN
 
 __all__ = ["UNKNOWN", "CannotEvaluate", "Fresh", "Known", "Row", "Value", "known", "literal", "truth", "value"]
@@ -43,14 +44,8 @@ class CannotEvaluate(Exception):
     """Raised inside the evaluator; callers turn it into None."""
 
 
-class Known(exp.Expression):
-    """A value computed already (a subquery's result, an aggregate over a group) put back into a tree."""
-
-    arg_types: ClassVar[dict[str, bool]] = {"this": True}  # (value,): a tuple, so that NULL is not a missing argument
-
-
-def known(v: Value) -> Known:
-    return Known(this=(v,))
+def known(v: Value, text: str | None = None) -> Known:
+    return Known(this=(v,), text=text)
 
 
 def literal(e: exp.Expression) -> Value:

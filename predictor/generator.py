@@ -24,7 +24,8 @@ def _with_flags(sql: str, verb: str, flags: list[str]) -> str:
 
 class RplayGenerator(MySQLGenerator):
     TRANSFORMS: ClassVar[dict[type[exp.Expr], Callable[..., str]]] = {
-        **MySQLGenerator.TRANSFORMS, nodes.Call: lambda self, e: self.call_sql(e)}
+        **MySQLGenerator.TRANSFORMS, nodes.Call: lambda self, e: self.call_sql(e),
+        nodes.Known: lambda self, e: self.known_sql(e)}
 
     def insert_sql(self, expression: exp.Insert) -> str:
         sql = super().insert_sql(expression)
@@ -44,6 +45,19 @@ class RplayGenerator(MySQLGenerator):
         flags = [str(expression.args["priority"]).upper()] if expression.args.get("priority") else []
         flags += [word for word in ("quick", "ignore") if expression.args.get(word)]
         return _with_flags(super().delete_sql(expression), "DELETE", [f.upper() for f in flags])
+
+    def known_sql(self, expression: nodes.Known) -> str:
+        """A value the data model put into a tree (predictor.evaluate.Known): the text it replaced, else
+        a literal."""
+        text = expression.args.get("text")
+        if text:
+            return str(text)
+        (v,) = expression.this
+        if v is None:
+            return "NULL"
+        if isinstance(v, int):
+            return str(int(v))
+        return self.sql(exp.Literal.string(str(v)))
 
     def call_sql(self, expression: nodes.Call) -> str:
         return f"CALL {self.sql(expression, 'this')}({self.expressions(expression, flat=True)})"

@@ -179,3 +179,12 @@ class BinlogEvent(exp.Expression):
     """BINLOG 'base64 events': a row injection (what mysqlbinlog output replays); `this` the exp.Literal."""
 
     arg_types: ClassVar[dict[str, bool]] = {"this": True}
+
+
+class Known(exp.Expression):
+    """A value the data model computed already (a subquery's result, an aggregate over a group, a user variable)
+    put back into a tree (predictor/evaluate.py)."""
+
+    # this: (value,), a tuple so that NULL is not a missing argument; text: what it replaced (``@v``), for
+    # the column name of a SELECT item and the SQL text (RplayGenerator.known_sql)
+    arg_types: ClassVar[dict[str, bool]] = {"this": True, "text": False}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
@@ -82,6 +83,7 @@ def predict_workload(
     engines: Mapping[str, Engine] | None = None,
     analyzer: Analyzer | None = None,
     cached: bool = True,
+    strict: bool | None = None,
 ) -> list[StatementRecord]:
     """Predict every statement of ``workload`` on server profile ``profile`` (e.g. ``mariadb-10.11``).
 
@@ -92,7 +94,13 @@ def predict_workload(
     ``cached=False`` switches off every cache (analysis per template, memoised decisions, record shapes):
     each statement is analysed, decided and recorded from scratch. The records must be identical either
     way (tests/predictor/test_caches.py checks it); it exists for that check and for debugging a rule.
+
+    An exception the predictor raises on a statement (a bug) makes that statement UNKNOWN with the error as
+    its reason, and the rest is still predicted; ``strict`` (default: environment ``RPLAY_STRICT=1``, which
+    the test suite sets) raises it instead.
     """
+    if strict is None:
+        strict = os.environ.get("RPLAY_STRICT") == "1"
     prof = profile if isinstance(profile, Profile) else get_profile(profile, server_opts, engines)
     pred = Predictor(prof, session_vars, cached=cached)
     analyze_sql = analyzer or Analyzer(cached)
@@ -104,7 +112,12 @@ def predict_workload(
                 replica_only.append(StatementRecord(st.seq, st.session, st.sql))
                 continue
             sql = st.sql
-            step(st.seq, st.session, sql, analyze_sql(sql))
+            try:
+                step(st.seq, st.session, sql, analyze_sql(sql))
+            except Exception as e:  # a predictor bug must not cost the workload: the statement is UNKNOWN
+                if strict:
+                    raise
+                pred.fail(st.seq, st.session, sql, e)
         pred.finish()
         records = pred.binlog.records() + replica_only
     records.sort(key=lambda r: r.seq)

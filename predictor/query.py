@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
+from predictor.dialect import RplayMySQL
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, Value, known, opaque, truth, value
 
 
@@ -33,8 +34,11 @@ _MAX_JOINED = 100_000  # rows of a join beyond which the data model stops follow
 
 
 def output_name(e: exp.Expression) -> str:
-    """The column name a SELECT item gets (CREATE ... SELECT matches columns by it)."""
-    return (e.alias_or_name or e.sql(dialect="mysql")).lower()
+    """The column name a SELECT item gets (CREATE ... SELECT matches columns by it): its alias, a column's
+    name, else the item as written (``@v``, ``a + 1``)."""
+    if isinstance(e, exp.Alias | exp.Column):
+        return e.alias_or_name
+    return e.sql(dialect=RplayMySQL)
 
 
 def select_rows(q: exp.Expression, sources: Sources) -> Result | None:
@@ -122,7 +126,7 @@ def _names(items: Sequence[exp.Expression], frm: exp.Expression | None, sources:
         if isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star)):
             out += [c for _, c in _star_columns(e, frm, sources)]
         else:
-            out.append(output_name(e))
+            out.append(output_name(e).lower())
     return tuple(out)
 
 

@@ -41,9 +41,9 @@ def bind(tree: exp.Expression, s: SessionState) -> exp.Expression:
     def put(x: exp.Expression) -> exp.Expression:
         if isinstance(x, exp.Parameter):
             v = s.user_vars.get(x.name.lower(), UNKNOWN)
-            return x if v is UNKNOWN else known(v)
+            return x if v is UNKNOWN else known(v, f"@{x.name}")
         if isinstance(x, exp.Anonymous) and x.name.upper() == "LAST_INSERT_ID" and not x.expressions:
-            return x if s.last_insert_id is UNKNOWN else known(s.last_insert_id)
+            return x if s.last_insert_id is UNKNOWN else known(s.last_insert_id, "LAST_INSERT_ID()")
         return x
 
     if not any(isinstance(x, exp.Parameter) or (isinstance(x, exp.Anonymous) and x.name.upper() == "LAST_INSERT_ID")

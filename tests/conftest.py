@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,6 +12,9 @@ import pytest
 from harness.backends.base import Flavor
 from harness.backends.local import LocalBackend, LocalPair
 from predictor.exceptions import UsageError
+
+# a predictor exception fails the test instead of becoming an UNKNOWN record (predict_workload)
+os.environ.setdefault("RPLAY_STRICT", "1")
 
 
 def mariadb_available() -> bool:

@@ -51,6 +51,29 @@ def test_unknown_statement_does_not_stop_the_run() -> None:
     assert recs[4].format is Format.NONE  # replica-only
 
 
+@pytest.mark.parametrize("binlog_format", ["STATEMENT", "ROW"])
+def test_a_predictor_error_makes_one_statement_unknown(monkeypatch: pytest.MonkeyPatch, binlog_format: str) -> None:
+    """A bug raised on one statement (here: injected into the INSERT's handler) costs that statement only,
+    unless strict (the test suite's default, RPLAY_STRICT=1) asks for the exception."""
+    from predictor import engine
+
+    real = engine.Predictor.dispatch
+
+    def failing(self: engine.Predictor, b: engine.Builder, info: object, s: object) -> None:
+        if b.sql.startswith("INSERT"):
+            raise ValueError("injected")
+        real(self, b, info, s)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine.Predictor, "dispatch", failing)
+    w = parse_workload(WORKLOAD)
+    with pytest.raises(ValueError, match="injected"):
+        predict_workload(w, "mariadb-10.11", {"binlog_format": binlog_format})
+    recs = predict_workload(w, "mariadb-10.11", {"binlog_format": binlog_format}, strict=False)
+    assert [r.seq for r in recs] == list(range(len(w.statements)))
+    assert recs[1].format is Format.UNKNOWN and recs[1].reason == "predictor error: ValueError: injected"
+    assert recs[0].format is Format.STATEMENT and recs[5].format is not Format.UNKNOWN  # the rest goes on
+
+
 def test_call_is_unrolled_into_row_events_in_row_format() -> None:
     recs = predict_workload(parse_workload(WORKLOAD), "mysql-9.7", {"binlog_format": "ROW"})
     call = recs[5]
