@@ -586,7 +586,7 @@ def _assignments(tree: exp.Set) -> StatementInfo:
         kind = str(item.args.get("kind") or "").upper()
         if kind == "TRANSACTION":
             text = " ".join(e.sql() if isinstance(e, exp.Expression) else str(e) for e in item.expressions)
-            scope = "GLOBAL" if item.args.get("global_") else "NEXT"
+            scope = "GLOBAL" if item.args.get("global_") else "SESSION" if item.args.get("session") else "NEXT"
             return StatementInfo(Kind.SET_TRANSACTION, assignments=(Assignment(scope, "transaction", text),))
         eq = item.this
         if not isinstance(eq, exp.EQ):

@@ -363,6 +363,13 @@ class RplayParser(MySQLParser):
         TokenType.INTO: lambda self: ("into", self._parse_into()),
     }  # MySQL 8 also takes INTO after FROM / WHERE / ORDER BY / LIMIT
 
+    def _parse_set_item_assignment(self, kind: str | None = None) -> exp.Expr | None:
+        """SET SESSION TRANSACTION ...: sqlglot drops SESSION (the level would then hold for the next
+        transaction only); kept as ``session=True``."""
+        if kind == "SESSION" and self._curr is not None and self._curr.text.upper() == "TRANSACTION":
+            return _extend(self._parse_set_transaction(), session=True)
+        return super()._parse_set_item_assignment(kind)
+
     def _parse_into(self) -> exp.Into | None:
         """MySQL's ``INTO var [, var ...]`` (local or @user variables: stored code reads several columns
         into several variables) and ``INTO OUTFILE / DUMPFILE 'file'``; sqlglot takes one table name."""

@@ -118,10 +118,13 @@ SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
 -- expect: class = Set
 -- expect: expressions.0.kind = TRANSACTION
 -- expect: expressions.0.expressions.0.name = ISOLATION LEVEL READ COMMITTED
+-- expect: expressions.0.session = none
 
 -- title: SET SESSION TRANSACTION ISOLATION LEVEL
 SET SESSION TRANSACTION ISOLATION LEVEL READ UNCOMMITTED;
 -- expect: expressions.0.kind = TRANSACTION
+-- expect: expressions.0.session = true
+-- expect: expressions.0.global_ = false
 
 -- title: BINLOG row injection
 BINLOG '
