@@ -365,9 +365,16 @@ class RplayParser(MySQLParser):
 
     def _parse_set_item_assignment(self, kind: str | None = None) -> exp.Expr | None:
         """SET SESSION TRANSACTION ...: sqlglot drops SESSION (the level would then hold for the next
-        transaction only); kept as ``session=True``."""
+        transaction only); kept as ``session=True``. And a parenthesised value followed by more items."""
         if kind == "SESSION" and self._curr is not None and self._curr.text.upper() == "TRANSACTION":
             return _extend(self._parse_set_transaction(), session=True)
+        index = self._index
+        left = self._parse_primary() or self._parse_column()
+        if left and self._match_texts(self.SET_ASSIGNMENT_DELIMITERS) and self._match(TokenType.L_PAREN, advance=False):
+            # `@a = (SELECT ...), @b = ...`: sqlglot's statement parser takes the comma for a join
+            right = self._parse_expression()
+            return self.expression(exp.SetItem(this=exp.EQ(this=left, expression=right), kind=kind))
+        self._retreat(index)
         return super()._parse_set_item_assignment(kind)
 
     def _parse_into(self) -> exp.Into | None:

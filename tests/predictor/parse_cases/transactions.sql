@@ -113,6 +113,14 @@ SET @@session.binlog_format = 'STATEMENT';
 -- expect: class = Set
 -- expect: expressions.0.this.class = EQ
 
+-- title: SET several user variables, the first from a parenthesised subquery
+SET @a = (SELECT id FROM routes WHERE code = 'A'),
+    @b = (SELECT id FROM routes WHERE code = 'B');
+-- expect: class = Set
+-- expect: expressions.0.this.expression.class = Subquery
+-- expect: expressions.1.this.this.class = Parameter
+-- expect: expressions.1.this.expression.class = Subquery
+
 -- title: SET TRANSACTION ISOLATION LEVEL
 SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
 -- expect: class = Set
