@@ -36,6 +36,12 @@ _INT_TYPES = frozenset({"INT", "INTEGER", "BIGINT", "SMALLINT", "TINYINT", "MEDI
 _CLOCK_TYPES = frozenset({"DATETIME", "TIMESTAMP"})  # hold a clock reading as it is (DATE: its day)
 
 
+class DuplicateKey(Exception):
+    """An UPDATE moves a unique key onto one the table keeps whatever the scan order: it fails with 1062.
+    Raised before any row is changed; the caller decides what the failure leaves (a transactional table:
+    nothing)."""
+
+
 class Mode(Enum):
     """What a duplicate key does to the row being written."""
 
@@ -312,6 +318,8 @@ class DataModel:
         keys = {c for k in d.keys for c in k}
         moved = [c.lower() for c, e in assignments if not _keeps(e, c)]  # SET v = v + 0 changes nothing
         news = [(i, old, _assigned_row(t, old, assignments)) for i in hit if (old := d.rows[i]) is not None]
+        if not ignore and _certain_clash(d, news):
+            raise DuplicateKey(t.name)
         if len(hit) > 1 and not (ignore and scan_order) and not _moves_apart(d, news):
             d.tracked = False  # keys of several rows moved, and may clash in an order that is not modelled
             return None
@@ -588,6 +596,26 @@ def _moves_apart(d: TableData, news: Sequence[tuple[int, Row, Row]]) -> bool:
                 return False
             seen.add(tup)
     return True
+
+
+def _certain_clash(d: TableData, news: Sequence[tuple[int, Row, Row]]) -> bool:
+    """Whether a key the UPDATE moves a row to is held by a row it does not match, or is where another
+    matched row moves too: then it fails (1062) in any scan order."""
+    matched = {i for i, _, _ in news}
+    for k in range(len(d.keys)):
+        seen: set[tuple[Value, ...]] = set()
+        for _, old, new in news:
+            try:
+                tup, was = d.key_of(k, new), d.key_of(k, old)
+            except CannotEvaluate:
+                continue
+            if tup is None or tup == was:
+                continue
+            holder = d.index[k].get(tup)
+            if (holder is not None and holder not in matched) or tup in seen:
+                return True
+            seen.add(tup)
+    return False
 
 
 def _keeps(e: exp.Expression, column: str) -> bool:

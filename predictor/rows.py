@@ -12,7 +12,7 @@ from predictor import triggers
 from predictor.analyze import Kind, Op, StatementInfo
 from predictor.catalog import Table
 from predictor.codes import ER_WARNING_NOT_COMPLETE_ROLLBACK
-from predictor.data import POSITION, Mode, Pair, values_rows
+from predictor.data import POSITION, DuplicateKey, Mode, Pair, values_rows
 from predictor.evaluate import UNKNOWN, Row
 from predictor.images import images
 from predictor.literals import UNSURE, Unsure, literal_rows
@@ -146,9 +146,15 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
                 _fire(p, s, t, "DELETE", pairs if changed is not None else None, fired)
             elif isinstance(tree, exp.Update):
                 sets = [(c, resolved(e, lambda name: table_source(p, name, s))) for c, e in _assignments_to(tree, t)]
-                res = p.data.update_where(t, cond, sets, info.limit,
-                                          ignore=info.ignore, scan_order=p.profile.UPDATE_IGNORE_CLASHES_IN_SCAN_ORDER,
-                                          positions=positions, pairs=pairs, order=by)
+                try:
+                    res = p.data.update_where(t, cond, sets, info.limit, ignore=info.ignore,
+                                              scan_order=p.profile.UPDATE_IGNORE_CLASHES_IN_SCAN_ORDER,
+                                              positions=positions, pairs=pairs, order=by)
+                except DuplicateKey:
+                    if len(info.writes) == 1 and p.profile.engine(t.engine).transactional:
+                        return replace(out, error=1062, logged=False, stmt_cache=(), trx=(), row_writes=())
+                    p.data.forget(t.ident)  # rows before the clash stay changed: which ones is not followed
+                    continue
                 changed = None if res is None else res[0]
                 _fire(p, s, t, "UPDATE", pairs if res is not None else None, fired)
                 if res is not None and res[1]:
