@@ -18,9 +18,11 @@ from enum import Enum
 from sqlglot import exp
 
 from predictor.catalog import Table
+from predictor.codes import ER_DUP_ENTRY
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, Value, opaque, truth, value
 from predictor.moments import Moment, same_second
 from predictor.query import Source
+from predictor.strict import violation
 from predictor.values import Recased
 
 Pair = tuple[Row | None, Row | None]
@@ -36,10 +38,15 @@ _INT_TYPES = frozenset({"INT", "INTEGER", "BIGINT", "SMALLINT", "TINYINT", "MEDI
 _CLOCK_TYPES = frozenset({"DATETIME", "TIMESTAMP"})  # hold a clock reading as it is (DATE: its day)
 
 
-class DuplicateKey(Exception):
-    """An UPDATE moves a unique key onto one the table keeps whatever the scan order: it fails with 1062.
-    Raised before any row is changed; the caller decides what the failure leaves (a transactional table:
-    nothing)."""
+class Refused(Exception):
+    """An UPDATE fails whatever the scan order: it moves a unique key onto one the table keeps (1062), or
+    strict mode refuses a value it assigns (1048, 1406). Raised before any row is changed; the caller decides
+    what the failure leaves (a transactional table: nothing; a non-transactional one: nothing when ``first``,
+    the first row scanned is refused)."""
+
+    def __init__(self, code: int, first: bool) -> None:
+        super().__init__(code)
+        self.code, self.first = code, first
 
 
 class Mode(Enum):
@@ -318,8 +325,12 @@ class DataModel:
         keys = {c for k in d.keys for c in k}
         moved = [c.lower() for c, e in assignments if not _keeps(e, c)]  # SET v = v + 0 changes nothing
         news = [(i, old, _assigned_row(t, old, assignments)) for i in hit if (old := d.rows[i]) is not None]
-        if not ignore and _certain_clash(d, news):
-            raise DuplicateKey(t.name)
+        if not ignore:
+            bad = violation(t, [{c: new[c] for c in cols} for _, _, new in news])
+            if bad is not None:
+                raise Refused(bad[0], bad[1] == 0)
+            if _certain_clash(d, news):
+                raise Refused(ER_DUP_ENTRY, False)
         if len(hit) > 1 and not (ignore and scan_order) and not _moves_apart(d, news):
             d.tracked = False  # keys of several rows moved, and may clash in an order that is not modelled
             return None

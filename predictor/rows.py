@@ -11,8 +11,8 @@ from sqlglot import exp
 from predictor import triggers
 from predictor.analyze import Kind, Op, StatementInfo
 from predictor.catalog import Table
-from predictor.codes import ER_WARNING_NOT_COMPLETE_ROLLBACK
-from predictor.data import POSITION, DuplicateKey, Mode, Pair, values_rows
+from predictor.codes import ER_BAD_NULL, ER_WARNING_NOT_COMPLETE_ROLLBACK
+from predictor.data import POSITION, Mode, Pair, Refused, values_rows
 from predictor.evaluate import UNKNOWN, Row
 from predictor.images import images
 from predictor.literals import UNSURE, Unsure, literal_rows
@@ -150,10 +150,10 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
                     res = p.data.update_where(t, cond, sets, info.limit, ignore=info.ignore,
                                               scan_order=p.profile.UPDATE_IGNORE_CLASHES_IN_SCAN_ORDER,
                                               positions=positions, pairs=pairs, order=by)
-                except DuplicateKey:
-                    if len(info.writes) == 1 and p.profile.engine(t.engine).transactional:
-                        return replace(out, error=1062, logged=False, stmt_cache=(), trx=(), row_writes=())
-                    p.data.forget(t.ident)  # rows before the clash stay changed: which ones is not followed
+                except Refused as refused:
+                    if len(info.writes) == 1 and (refused.first or p.profile.engine(t.engine).transactional):
+                        return replace(out, error=refused.code, logged=False, stmt_cache=(), trx=(), row_writes=())
+                    p.data.forget(t.ident)  # rows before the refused one stay changed: which ones is not followed
                     continue
                 changed = None if res is None else res[0]
                 _fire(p, s, t, "UPDATE", pairs if res is not None else None, fired)
@@ -274,7 +274,10 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
     bad = violation(t, rows) if mode is not Mode.IGNORE else None
     if bad is not None and (trans or bad[1] == 0):
         s.last_insert_id = prior
-        return replace(out, error=bad[0], logged=False, stmt_cache=(), trx=(), row_writes=())
+        note = p.profile.BAD_NULL_NOTE if bad == (ER_BAD_NULL, 0) and not any(
+            tr.timing.upper() == "BEFORE" for tr in t.triggers) else None
+        return replace(out, error=bad[0], logged=False, stmt_cache=(), trx=(), row_writes=(),
+                       warnings=out.warnings | {note} if note else out.warnings)
     pairs: list[Pair] | None = [] if t.triggers and mode in (Mode.INSERT, Mode.IGNORE) else None
     res = p.data.write(t, rows, mode, commit=not trans, assignments=assignments,
                        has_delete_trigger=any(tr.event.upper() == "DELETE" for tr in t.triggers), pairs=pairs)
