@@ -129,9 +129,9 @@ def _resolve_into(acc: Access, info: StatementInfo, catalog: Catalog, session: S
         if info.kind is Kind.CREATE_TABLE_SELECT:
             continue
         _resolve_write(acc, w, info, catalog, session, top, depth)
-        if not top:
+        if not top:  # a trigger or function writing (any op) a table with an auto-increment column
             t = lookup(w.table, catalog, session)
-            if t is not None and w.op is Op.INSERT and t.auto_increment is not None:
+            if t is not None and t.auto_increment is not None:
                 acc.sub_autoinc_write = True
     written = {w.table.lower() for w in info.writes}
     for r in info.reads:
