@@ -26,15 +26,20 @@ def pke(table: Table, profile: Profile) -> tuple[str, ...] | None:
 
 
 def _generated_for(table: Table, written: set[str], op: Op, profile: Profile) -> set[str]:
+    """The generated columns a row change writes (Profile.GENERATED_WRITTEN)."""
+    indexed = {c.lower() for k in table.keys for c in k.columns}
     out: set[str] = set()
     for c in table.columns:
+        name = c.name.lower()
         if c.generated is Generated.NO:
             continue
-        if profile.FLAVOR == "mariadb":
-            if c.generated is Generated.STORED and (op is Op.INSERT or _depends(c, written)):
-                out.add(c.name.lower())
+        if c.generated is Generated.VIRTUAL and name in indexed:
+            out.add(name)  # its index entry is rewritten with the row, whatever the change
+        elif profile.GENERATED_WRITTEN == "stored":
+            if c.generated is Generated.STORED:
+                out.add(name)
         elif op is Op.INSERT or _depends(c, written):
-            out.add(c.name.lower())
+            out.add(name)
     return out
 
 

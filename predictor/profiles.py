@@ -106,8 +106,10 @@ class Profile:
     """MariaDB: a table without a PKE logs full before and after images in every binlog_row_image."""
     MINIMAL_AFTER_UNIQUE_KEYS: ClassVar[bool] = True
     """MySQL (transaction_write_set_extraction): MINIMAL after images also carry unique-key columns."""
-    MINIMAL_INSERT_GENERATED: ClassVar[str] = "all"
-    """Which generated columns a MINIMAL insert after image carries: ``all`` or ``stored``."""
+    GENERATED_WRITTEN: ClassVar[str] = "computed"
+    """Which generated columns a row change writes (MINIMAL after images): ``computed``, those whose base
+    columns it writes (all of them on INSERT), or ``stored``, every STORED one. An indexed VIRTUAL column is
+    written by every change on both servers (fixtures/seeds/004_wl5092/images_9_generated_columns.sql)."""
     NOBLOB_AFTER_HAS_PKE: ClassVar[bool] = False
     """MariaDB: NOBLOB after images also carry the PKE columns, blobs included (seen on 10.11)."""
     NOBLOB_KEEPS_JSON: ClassVar[bool] = True
@@ -290,7 +292,7 @@ class MariaDB1011(Profile):
     MIXED_READ_COMMITTED_UNSAFE = True
     NO_PKE_FULL_IMAGES = True
     MINIMAL_AFTER_UNIQUE_KEYS = False
-    MINIMAL_INSERT_GENERATED = "stored"
+    GENERATED_WRITTEN = "stored"
     NOBLOB_KEEPS_JSON = False
     NOBLOB_AFTER_HAS_PKE = True
     BLACKHOLE_ROW_WARNING = 1105
