@@ -11,10 +11,11 @@ from enum import Enum
 from sqlglot import exp
 
 from predictor import nodes
+from predictor.branches import Guard
 from predictor.catalog import Column, Generated, Key, KeyKind, Table
 from predictor.dialect import RplayMySQL
 from predictor.evaluate import CannotEvaluate, clock_reading, literal
-from predictor.loops import Loop, counted_loop
+from predictor.loops import CursorLoop, Loop, counted_loop, cursor_loop
 from predictor.parse import Unparsed, parse
 from predictor.query import output_name
 from predictor.routines import Signature, signature
@@ -121,7 +122,8 @@ class StatementInfo:
     signature: Signature | None = None  # a routine's parameters and variables
     text: str | None = None  # a body statement's SQL, for CALL to substitute its arguments into
     user_vars: tuple[str, ...] = ()  # user variables it assigns (predictor/variables.py)
-    loops: tuple[Loop, ...] = ()  # the counted loops a body statement is in, outermost first (predictor/loops.py)
+    loops: tuple[Loop | CursorLoop, ...] = ()  # the loops a body statement is in, outermost first (loops.py)
+    guards: tuple[Guard, ...] = ()  # the IF conditions that lead to a body statement (predictor/branches.py)
     select: StatementInfo | None = None  # view body / CREATE ... SELECT source facts
     xa: str | None = None
     chain: bool = False
@@ -627,16 +629,24 @@ def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:
     control = (exp.Block, exp.IfBlock, exp.WhileBlock, exp.RepeatBlock, exp.LoopBlock, exp.CaseStatement)
     loops = 0
 
-    def visit(n: exp.Expression, counted: tuple[Loop, ...], before: exp.Expression | None = None) -> None:
+    def visit(n: exp.Expression, counted: tuple[Loop | CursorLoop, ...], before: exp.Expression | None = None,
+              guards: tuple[Guard, ...] = ()) -> None:
         nonlocal loops
+        if isinstance(n, exp.IfBlock):
+            cond = n.this.sql(dialect=RplayMySQL) if isinstance(n.this, exp.Expression) else None
+            for key, holds in (("true", True), ("false", False)):
+                branch = n.args.get(key)
+                if isinstance(branch, exp.Expression):
+                    visit(branch, counted, None, (*guards, Guard(cond, holds)) if cond else guards)
+            return
         if isinstance(n, control):
-            if isinstance(n, exp.WhileBlock | exp.RepeatBlock):
+            if isinstance(n, exp.WhileBlock | exp.RepeatBlock | exp.LoopBlock):
                 loops += 1
-                loop = counted_loop(n, node, loops, before)
+                loop = counted_loop(n, node, loops, before) or cursor_loop(n, node, loops)
                 counted = (*counted, loop) if loop is not None else counted
             prev: exp.Expression | None = None
             for child in _children(n):
-                visit(child, counted, prev)
+                visit(child, counted, prev, guards)
                 prev = child
             return
         if isinstance(n, exp.Return | exp.Declare | exp.Leave | exp.Iterate | nodes.DeclareCursor |
@@ -653,7 +663,7 @@ def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:
             info = analyze_tree(n)
             if info.kind in _TEXT_KINDS:
                 info = replace(info, text=_text(n))
-        out.append(replace(info, loops=counted) if counted else info)
+        out.append(replace(info, loops=counted, guards=guards) if counted or guards else info)
 
     visit(node, ())
     return tuple(out)

@@ -1,5 +1,5 @@
 """CALL: a procedure's body statements are decided and logged one by one under the CALL's record, with
-the arguments bound (and counted loops unrolled)."""
+the arguments bound, counted and cursor loops unrolled and IF branches the values rule out skipped."""
 
 from __future__ import annotations
 
@@ -10,10 +10,15 @@ from sqlglot import exp
 
 from predictor.analyze import Kind, StatementInfo
 from predictor.binlog import Builder
+from predictor.branches import excluded
 from predictor.catalog import Routine
 from predictor.codes import ER_SP_DOES_NOT_EXIST
 from predictor.decide import ER_GTID_UNSAFE_NON_TRANSACTIONAL_TABLE
+from predictor.evaluate import Value
+from predictor.parse import parse
+from predictor.query import select_rows
 from predictor.routines import Bindings, bind, call_bindings
+from predictor.rows import table_source
 from predictor.session import SessionState
 
 if TYPE_CHECKING:
@@ -62,13 +67,19 @@ def _passes(p: Predictor, b: Builder, routine: Routine, s: SessionState, body: t
                 return False
         else:
             base = bindings()
-            passes = loop.passes(base)
-            for counter in passes if passes is not None else [None]:
-                values = base if counter is None else {**base, loop.var: exp.Literal.number(counter)}
+            passes = loop.each(base, lambda sql: _rows(p, s, sql))
+            for values in passes if passes is not None else [base]:
                 if not _passes(p, b, routine, s, body[i:j], level + 1, _constant(values), depth):
                     return False
         i = j
     return True
+
+
+def _rows(p: Predictor, s: SessionState, sql: str) -> list[list[Value]] | None:
+    """A cursor's rows, when the data model follows what its SELECT reads."""
+    tree = parse(sql)
+    got = select_rows(tree, lambda name: table_source(p, name, s)) if isinstance(tree, exp.Expression) else None
+    return None if got is None else got[1]
 
 
 def _constant(values: Bindings) -> Callable[[], Bindings]:
@@ -79,6 +90,8 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
          bindings: Callable[[], Bindings], depth: int) -> bool:
     """Decide and log body statements under the CALL's builder; False when one failed (the CALL ends)."""
     for sub in statements:
+        if sub.guards and excluded(sub.guards, bindings()):
+            continue  # an IF branch the CALL's values do not take
         text = None
         if sub.text is not None and _follows(p, sub):
             values = bindings()
@@ -105,6 +118,8 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
         p.binlog.builders[b.seq] = b
         if sb.error is not None:
             b.error = sb.error
+            if p.profile.ROUTINE_ERROR_NOTE:
+                b.warnings.add(p.profile.ROUTINE_ERROR_NOTE)
             return False
     return True
 

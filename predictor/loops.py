@@ -14,7 +14,16 @@ short::
     END WHILE;
 
 At CALL time the bound is bound to the arguments; when it is a constant the passes are simulated (each
-pass sees the counter's value). Any other loop, or a bound that is not a constant, runs once, as before.
+pass sees the counter's value).
+
+A cursor loop is one whose first statement FETCHes a cursor (the NOT FOUND handler ends it)::
+
+    DECLARE c CURSOR FOR SELECT id, qty FROM t WHERE ...;
+    OPEN c;
+    l: LOOP FETCH c INTO v_id, v_qty; IF done THEN LEAVE l; END IF; ... END LOOP;
+
+When the data model follows the tables the cursor's SELECT reads, it runs once per row, with the fetched
+values bound. Any other loop, or a bound or cursor the model cannot evaluate, runs once, as before.
 """
 
 from __future__ import annotations
@@ -25,10 +34,11 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
+from predictor import nodes
 from predictor.dialect import RplayMySQL
-from predictor.evaluate import CannotEvaluate, value
+from predictor.evaluate import CannotEvaluate, Value, value
 from predictor.parse import parse
-from predictor.routines import Bindings, assignments, substitute
+from predictor.routines import Bindings, assignments, bind, substitute, unknown
 
 MAX_PASSES = 1000  # beyond this a loop is predicted as one pass (the record would be the same; groups not)
 
@@ -37,6 +47,9 @@ _OPS: dict[type[exp.Binary], str] = {exp.LT: "<", exp.LTE: "<=", exp.GT: ">", ex
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "<>": "<>", "=": "="}
 _TESTS: dict[str, Callable[[int, int], bool]] = {"<": operator.lt, "<=": operator.le, ">": operator.gt,
                                                  ">=": operator.ge, "<>": operator.ne, "=": operator.eq}
+
+
+Rows = Callable[[str], list[list[Value]] | None]  # a SELECT's rows as the data model follows them, or None
 
 
 @dataclass(frozen=True)
@@ -50,6 +63,11 @@ class Loop:
     bound: str  # SQL of the other side
     step: int
     repeat: bool  # REPEAT ... UNTIL: the test comes after the pass and ends the loop
+
+    def each(self, bindings: Bindings, rows: Rows) -> list[Bindings] | None:
+        """The bindings of each pass (the counter's value put in), None when not known."""
+        passes = self.passes(bindings)
+        return None if passes is None else [{**bindings, self.var: exp.Literal.number(c)} for c in passes]
 
     def passes(self, bindings: Bindings) -> list[int] | None:
         """The counter's value in each pass, or None when the bound is not known (or too large)."""
@@ -67,6 +85,61 @@ class Loop:
             if self.repeat and test(counter, bound):
                 return out
         return None
+
+
+@dataclass(frozen=True)
+class CursorLoop:
+    """A loop over the rows of a cursor: one pass per row, the FETCH targets bound to the row's values."""
+
+    position: int
+    query: str  # SQL of the cursor's SELECT
+    targets: tuple[str, ...]  # lower-case variables FETCH assigns, in order
+
+    def each(self, bindings: Bindings, rows: Rows) -> list[Bindings] | None:
+        text = bind(self.query, bindings)
+        got = rows(text) if text is not None else None
+        if got is None or len(got) > MAX_PASSES or any(len(r) != len(self.targets) for r in got):
+            return None
+        return [{**bindings, **{t: _expression(v) for t, v in zip(self.targets, row, strict=True)}} for row in got]
+
+
+def _expression(v: Value) -> exp.Expression:
+    """A fetched value as SQL text can carry it (what it cannot, a clock reading, becomes unknown)."""
+    if v is None:
+        return exp.Null()
+    if isinstance(v, bool):
+        return exp.Literal.number(int(v))
+    if isinstance(v, int):
+        return exp.Literal.number(v)
+    if type(v) is str:
+        return exp.Literal.string(v)
+    return unknown()
+
+
+def cursor_loop(node: exp.Expression, root: exp.Expression, position: int) -> CursorLoop | None:
+    """``node`` (a LOOP, WHILE or REPEAT of the body ``root``) as a loop over a cursor, or None."""
+    if not isinstance(node, exp.LoopBlock | exp.WhileBlock | exp.RepeatBlock):
+        return None
+    body = node.args.get("body")
+    first = body.expressions[0] if isinstance(body, exp.Block) and body.expressions else None
+    if not isinstance(first, nodes.CursorOp) or str(first.args.get("kind")).upper() != "FETCH":
+        return None
+    name = first.name.lower()
+    query = next((d.expression for d in root.find_all(nodes.DeclareCursor) if d.name.lower() == name), None)
+    handled = any(_not_found(c) for h in root.find_all(nodes.DeclareHandler) for c in h.args.get("conditions") or ())
+    if not isinstance(query, exp.Expression) or not handled:
+        return None
+    targets = tuple(t.name.lower() for t in first.expressions or () if isinstance(t, exp.Expression))
+    return CursorLoop(position, query.sql(dialect=RplayMySQL), targets)
+
+
+def _not_found(condition: object) -> bool:
+    """NOT FOUND or SQLSTATE '02000': the condition a FETCH past the last row raises."""
+    if isinstance(condition, exp.Var):
+        return condition.name.upper() == "NOT FOUND"
+    if isinstance(condition, exp.Tuple):
+        return any(isinstance(e, exp.Literal) and e.this == "02000" for e in condition.expressions)
+    return False
 
 
 def counted_loop(node: exp.Expression, root: exp.Expression, position: int,

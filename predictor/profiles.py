@@ -117,6 +117,9 @@ class Profile:
 
     BLACKHOLE_ROW_WARNING: ClassVar[int | None] = 1870
     """Warning for UPDATE/DELETE on BLACKHOLE in ROW format."""
+    ROUTINE_ERROR_NOTE: ClassVar[int | None] = None
+    """MariaDB: the note (4094, "At line N in db.proc") next to an error a CALLed procedure's statement raised
+    (fixtures/seeds/003_logging_rules/cursor_loops.sql)."""
     BAD_NULL_NOTE: ClassVar[int | None] = None
     """MariaDB: a second error (1105 "Unknown error") next to an INSERT's 1048 on its first row, unless the
     table has a BEFORE trigger (then NOT NULL is checked after the triggers: fixtures session_values.sql)."""
@@ -297,6 +300,7 @@ class MariaDB1011(Profile):
     NOBLOB_AFTER_HAS_PKE = True
     BLACKHOLE_ROW_WARNING = 1105
     BAD_NULL_NOTE = 1105
+    ROUTINE_ERROR_NOTE = 4094
     INNODB_ROW_ONLY_WARNING = 1030
     BINLOG_FORMAT_WITH_TEMP_ERROR = None
     GTID_CONSISTENCY_ERRORS = False

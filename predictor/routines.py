@@ -83,14 +83,14 @@ def call_bindings(call: str, sig: Signature, outer: Bindings | None = None) -> B
             out[name] = exp.Null()  # an OUT parameter starts NULL; assigned below if the body sets it
         else:
             value = substitute(arg, outer or {})
-            out[name] = value if _constant(value) else _unknown()
+            out[name] = value if _constant(value) else unknown()
     for name, default in sig.variables:
         value_tree = parse(f"SELECT {default}") if default is not None else None
         out[name] = (value_tree.expressions[0] if isinstance(value_tree, exp.Select) and
-                     _constant(value_tree.expressions[0]) else exp.Null() if default is None else _unknown())
+                     _constant(value_tree.expressions[0]) else exp.Null() if default is None else unknown())
     for name in sig.assigned:
         if name in out:
-            out[name] = _unknown()
+            out[name] = unknown()
     return out
 
 
@@ -127,7 +127,8 @@ def _constant(e: exp.Expression) -> bool:
                    for n in e.walk())
 
 
-def _unknown() -> exp.Expression:
+def unknown() -> exp.Expression:
+    """A value the evaluator cannot know."""
     return exp.Anonymous(this=UNKNOWN_NAME)
 
 
