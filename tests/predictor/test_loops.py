@@ -6,7 +6,7 @@ import pytest
 from sqlglot import exp
 
 from predictor.analyze import analyze
-from predictor.loops import MAX_PASSES, Loop
+from predictor.loops import MAX_PASSES, CursorLoop, Loop
 from predictor.predict import predict_workload
 from predictor.workload import parse_workload
 
@@ -124,3 +124,63 @@ def test_nested_loops_run_every_inner_pass_of_every_outer_pass() -> None:
     assert (call.group, call.error) == (2, None)
     assert dup.error == 1062  # (2, 2): written by the last inner pass of the last outer pass
     assert fresh.group == 2 + 3 * 2
+
+
+CURSOR = """DECLARE done INT DEFAULT 0; DECLARE v INT; DECLARE k VARCHAR(9);
+DECLARE c CURSOR FOR SELECT id, kind FROM src WHERE id > n;
+DECLARE CONTINUE HANDLER FOR {handler} SET done = 1;
+OPEN c;
+{loop}
+CLOSE c;"""
+
+
+@pytest.mark.parametrize(("title", "handler", "loop", "is_cursor"), [
+    ("LOOP ... LEAVE", "NOT FOUND", "l: LOOP FETCH c INTO v, k; IF done THEN LEAVE l; END IF; "
+                                    "INSERT INTO t VALUES (v); END LOOP;", True),
+    ("REPEAT ... UNTIL done", "SQLSTATE '02000'", "REPEAT FETCH c INTO v, k; IF NOT done THEN "
+                                                  "INSERT INTO t VALUES (v); END IF; UNTIL done END REPEAT;", True),
+    ("no NOT FOUND handler", "SQLEXCEPTION", "l: LOOP FETCH c INTO v, k; IF done THEN LEAVE l; END IF; "
+                                             "INSERT INTO t VALUES (v); END LOOP;", False),
+    ("FETCH is not first", "NOT FOUND", "l: LOOP INSERT INTO t VALUES (v); FETCH c INTO v, k; "
+                                        "IF done THEN LEAVE l; END IF; END LOOP;", False),
+])
+def test_cursor_loops(title: str, handler: str, loop: str, is_cursor: bool) -> None:
+    info = analyze(f"CREATE PROCEDURE p(IN n INT)\nBEGIN\n{CURSOR.format(handler=handler, loop=loop)}\nEND")
+    (insert,) = [s for s in info.body if s.kind.name == "INSERT"]
+    got = insert.loops[-1] if insert.loops else None
+    assert isinstance(got, CursorLoop) is is_cursor, title
+    if isinstance(got, CursorLoop):
+        assert got.targets == ("v", "k")
+        rows = {"SELECT id, kind FROM src WHERE id > 1": [[2, "a"], [3, None]]}
+        passes = got.each({"n": exp.Literal.number(1)}, rows.get)
+        assert passes is not None and [(b["v"].sql(), b["k"].sql()) for b in passes] == [("2", "'a'"), ("3", "NULL")]
+        assert got.each({"n": exp.Literal.number(9)}, rows.get) is None  # rows not followed: one pass
+
+
+def test_a_cursor_loop_runs_once_per_row_and_takes_the_branch_each_row_says() -> None:
+    text = """CREATE TABLE src (id INT PRIMARY KEY, kind VARCHAR(9)) ENGINE=InnoDB;
+CREATE TABLE a (id INT PRIMARY KEY) ENGINE=InnoDB;
+CREATE TABLE b (id INT PRIMARY KEY) ENGINE=InnoDB;
+INSERT INTO src VALUES (1, 'a'), (2, 'b'), (3, 'a');
+DELIMITER //
+CREATE PROCEDURE p(IN n INT)
+BEGIN
+  DECLARE done INT DEFAULT 0; DECLARE v INT; DECLARE k VARCHAR(9);
+  DECLARE c CURSOR FOR SELECT id, kind FROM src WHERE id >= n ORDER BY id;
+  DECLARE CONTINUE HANDLER FOR NOT FOUND SET done = 1;
+  OPEN c;
+  l: LOOP
+    FETCH c INTO v, k;
+    IF done = 1 THEN LEAVE l; END IF;
+    IF k = 'a' THEN INSERT INTO a VALUES (v); ELSE INSERT INTO b VALUES (v); END IF;
+  END LOOP;
+END//
+DELIMITER ;
+CALL p(1);
+CALL p(3);
+CALL p(9);
+INSERT INTO a VALUES (100);
+"""
+    recs = predict_workload(parse_workload(text), "mariadb-10.11", {"binlog_format": "STATEMENT"})
+    # CALL p(1): three rows, three INSERTs (a, b, a): groups 5, 6, 7; CALL p(3): one (a, 3 again: 1062)
+    assert [(r.group, r.error) for r in recs[5:9]] == [(5, None), (None, 1062), (None, None), (8, None)]
