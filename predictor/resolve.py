@@ -30,6 +30,7 @@ class Access:
     missing: list[str] = field(default_factory=list)
     sub_statements: list[StatementInfo] = field(default_factory=list)  # trigger/function bodies run
     sub_autoinc_write: bool = False
+    body_select: bool = False  # a trigger or function body reads a table it does not write (predictor/unsafe.py)
     stored_functions: list[str] = field(default_factory=list)
 
     def tables(self) -> list[Table]:
@@ -105,6 +106,7 @@ def _resolve_write(acc: Access, w: Write, info: StatementInfo, catalog: Catalog,
         events.append("UPDATE")
     for trig in t.triggers:
         if trig.event in events and depth < 8:
+            acc.body_select = acc.body_select or _reads_only(trig.body, catalog, session)
             for s in trig.body:
                 acc.sub_statements.append(s)
                 _resolve_into(acc, s, catalog, session, top=False, depth=depth + 1)
@@ -158,9 +160,17 @@ def _resolve_into(acc: Access, info: StatementInfo, catalog: Catalog, session: S
         routine = catalog.routine("FUNCTION", f)
         if routine is not None and depth < 8:
             acc.stored_functions.append(routine.name)
+            acc.body_select = acc.body_select or _reads_only(routine.body, catalog, session)
             for s in routine.body:
                 acc.sub_statements.append(s)
                 _resolve_into(acc, s, catalog, session, top=False, depth=depth + 1)
+
+
+def _reads_only(body: tuple[StatementInfo, ...], catalog: Catalog, session: SessionState) -> bool:
+    """Whether a routine or trigger body reads a table it does not also write: the server locks the tables
+    of one body together, the strongest use winning, so only such a table is read-locked."""
+    written = {w.table.lower() for s in body for w in s.writes}
+    return any(r.lower() not in written and lookup(r, catalog, session) is not None for s in body for r in s.reads)
 
 
 def _is_alias_like(name: str, info: StatementInfo) -> bool:

@@ -92,13 +92,15 @@ def autoinc_columns(ctx: Context) -> bool:
 
 def write_autoinc_select(ctx: Context) -> bool:
     """A table with an auto-increment column is written while another table is read (INSERT ... SELECT,
-    or an UPDATE/DELETE with a subquery: seen on MariaDB 10.11)."""
+    or an UPDATE/DELETE with a subquery: seen on MariaDB 10.11), or while a trigger or function it runs
+    reads a table that body does not write (fixtures/seeds/003_logging_rules/unsafe_24_write_autoinc_select.sql)."""
     if ctx.info.kind not in (*_INSERTS, Kind.UPDATE, Kind.DELETE):
         return False
-    targets = [t for t in _top_targets(ctx) if t.auto_increment is not None]
+    if not any(t.auto_increment is not None for t in _top_targets(ctx)):
+        return False
     # a table read-locked only: one a trigger or function also writes is write-locked (seen on MariaDB 10.11)
     written = {t.name.lower() for t in _top_targets(ctx)} | {u.table.name.lower() for u in ctx.access.writes}
-    return bool(targets) and any(r.name.lower() not in written for r in ctx.access.reads)
+    return ctx.access.body_select or any(r.name.lower() not in written for r in ctx.access.reads)
 
 
 def create_select_autoinc(ctx: Context) -> bool:
