@@ -17,7 +17,7 @@ from enum import Enum
 
 from sqlglot import exp
 
-from predictor.catalog import Table
+from predictor.catalog import Generated, Table
 from predictor.codes import ER_DUP_ENTRY
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, Value, opaque, truth, value
 from predictor.moments import Moment, same_second
@@ -470,7 +470,9 @@ def _fill(t: Table, d: TableData, row: Row) -> Row:
     out: Row = {}
     for c in t.columns:
         name = c.name.lower()
-        if name in row:
+        if c.generated is not Generated.NO:
+            out[name] = UNKNOWN  # its expression is not evaluated (the catalog keeps only what it reads)
+        elif name in row:
             out[name] = _coerce(t, name, row[name])
         elif c.auto_increment:
             out[name] = None

@@ -18,9 +18,11 @@ from predictor.nodes import BinlogEvent
 from predictor.outcome import Outcome
 from predictor.parse import parse
 from predictor.resolve import lookup
-from predictor.rows import with_key_checks
+from predictor.rows import table_source, with_key_checks
 from predictor.session import Cache, Piece, SessionState
 from predictor.unsafe import classify
+from predictor.values import UNKNOWN
+from predictor.variables import ER_SP_FETCH_NO_DATA, ER_TOO_MANY_ROWS, run_select_into
 
 if TYPE_CHECKING:
     from predictor.engine import Predictor
@@ -62,6 +64,26 @@ def counts_change(info: StatementInfo, writes: tuple[tuple[str, Op, bool, bool],
 
 def _source_has_rows(p: Predictor, info: StatementInfo, s: SessionState) -> bool:
     return ONE_ROW in info.extra or any(p.rows.get(s.ident(r)) != 0 for r in info.reads)
+
+
+def _select_into(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    """SELECT ... INTO @v / @v := ...: the variables it assigns, as far as the data model follows the rows
+    (predictor/variables.py); a SELECT ... INTO that finds no row leaves them as they were (1329)."""
+    before = {name: s.user_vars.get(name) for name in info.user_vars if name in s.user_vars}
+    for name in info.user_vars:
+        s.user_vars[name] = UNKNOWN
+    if not info.reads or not p.data.may_parse():
+        return
+    code = run_select_into(b.sql, s, lambda name: table_source(p, name, s))
+    if code == ER_SP_FETCH_NO_DATA:
+        b.warnings.add(code)
+        for name in info.user_vars:
+            if name in before:
+                s.user_vars[name] = before[name]
+            else:
+                del s.user_vars[name]  # never set: NULL, as far as this statement goes (still unknown to bind)
+    elif code == ER_TOO_MANY_ROWS:
+        b.error = code
 
 
 _DELAYED_ENGINES = frozenset({"myisam", "memory", "archive", "blackhole"})
@@ -273,6 +295,8 @@ def handle_binlog(p: Predictor, b: Builder, info: StatementInfo, s: SessionState
 
 def handle_noop(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
     """Statements that write nothing to the binlog (SELECT without writes, USE, SHOW, ...)."""
+    if info.kind is Kind.SELECT and info.user_vars:
+        _select_into(p, b, info, s)
     if info.kind in (Kind.SELECT, Kind.DO) and (info.functions or info.reads):
         # what resolving finds depends on the catalog and the session's temporary tables only
         key = (id(info), p.catalog.version) if p.cached and not s.temp_tables else None

@@ -152,15 +152,16 @@ class Predictor:
             s = self.session(session)
         if s.sticky_row and not s.temp_tables:
             s.sticky_row = False  # each statement starts in the session's format once no temporary table is left
-        for name in info.user_vars:  # also when a memoised record is replayed
-            s.user_vars[name] = UNKNOWN
+        if info.kind is not Kind.SELECT:
+            for name in info.user_vars:  # also when a memoised record is replayed
+                s.user_vars[name] = UNKNOWN
         if self.cached:
             kind = info.kind
             if kind in DML_KINDS:
                 if not s.trx_cache and not s.multi_stmt_mode:
                     self._step_autocommit_dml(seq, session, sql, info, s)
                     return
-            elif kind is Kind.SELECT or kind is Kind.DO:
+            elif (kind is Kind.SELECT and not info.user_vars) or kind is Kind.DO:
                 self._step_quiet(seq, session, sql, info, s)
                 return
         self._step_full(seq, session, sql, info, s)
@@ -280,8 +281,9 @@ class Predictor:
 
     def dispatch(self, b: Builder, info: StatementInfo, s: SessionState) -> None:
         """Hand the statement to the handler of its kind (``HANDLERS``)."""
-        for name in info.user_vars:  # SELECT ... INTO @v, @v := ...: not followed (predictor/variables.py)
-            s.user_vars[name] = UNKNOWN
+        if info.kind is not Kind.SELECT:  # @v := ... in other statements: not followed (predictor/variables.py)
+            for name in info.user_vars:
+                s.user_vars[name] = UNKNOWN
         HANDLERS.get(info.kind, handle_noop)(self, b, info, s)
 
     def _tail(self, b: Builder, info: StatementInfo, s: SessionState) -> None:

@@ -97,7 +97,7 @@ def _fire(p: Predictor, s: SessionState, t: Table, event: str, pairs: list[Pair]
     if pairs is None or not any(tr.event.upper() == event for tr in t.triggers):
         return
     fired[t.name.lower()] = triggers.run(p.data, t, event, pairs, lambda name: lookup(name, p.catalog, s),
-                                         lambda x: p.journal(s, x))
+                                         lambda x: p.journal(s, x), lambda body: bind(body, s))
 
 
 def _idle_triggers(info: StatementInfo, out: Outcome, fired: dict[str, Changed | None]) -> Outcome:

@@ -16,7 +16,7 @@ from functools import lru_cache
 from sqlglot import exp
 
 from predictor.catalog import Table
-from predictor.data import DataModel, Mode, Pair, values_rows
+from predictor.data import DataModel, Mode, Pair, Refused, values_rows
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, known, truth
 from predictor.parse import parse
 
@@ -29,22 +29,24 @@ class _Inexact(Exception):
 
 
 def run(data: DataModel, t: Table, event: str, pairs: Sequence[Pair], tables: Callable[[str], Table | None],
-        journal: Callable[[Table], None]) -> Changed | None:
+        journal: Callable[[Table], None],
+        bind: Callable[[exp.Expression], exp.Expression] = lambda body: body) -> Changed | None:
     """Fire ``t``'s triggers for ``event`` once per pair, BEFORE ones first; None when they cannot be followed
-    (what they already changed is then overwritten by the caller's fallback)."""
+    (what they already changed is then overwritten by the caller's fallback). ``bind`` puts the session's
+    known user variables into a body (predictor/variables.py)."""
     triggers = sorted((tr for tr in t.triggers if tr.event.upper() == event),
                       key=lambda tr: tr.timing.upper() != "BEFORE")
     changed: Changed = {w.table.lower(): 0 for tr in triggers for info in tr.body for w in info.writes}
     if not triggers:
         return changed
-    bodies = [_body(tr.text) for tr in triggers]
-    if any(b is None for b in bodies):
+    found = [_body(tr.text) for tr in triggers]
+    if any(b is None for b in found):
         return None
+    bodies = [bind(b) for b in found if b is not None]
     runner = _Runner(data, tables, journal, changed)
     try:
         for old, new in pairs:
             for body in bodies:
-                assert body is not None
                 runner.node(body, {"old": old, "new": new})
     except (_Inexact, CannotEvaluate):
         return None
@@ -137,7 +139,10 @@ class _Runner:
         cond = _bound(where.this, rows) if where is not None else None
         sets = [(e.this.name, _bound(e.expression, rows)) for e in n.expressions
                 if isinstance(e, exp.EQ) and isinstance(e.this, exp.Column)]
-        got = self.data.update_where(t, cond, sets) if self.data.tracked(t) is not None else None
+        try:
+            got = self.data.update_where(t, cond, sets) if self.data.tracked(t) is not None else None
+        except Refused as refused:
+            raise _Inexact(f"the trigger's UPDATE fails ({refused.code})") from None
         self.count(t.name, None if got is None else got[0])
 
     def count(self, table: str, n: int | None) -> None:

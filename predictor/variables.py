@@ -16,7 +16,7 @@ from sqlglot import exp
 
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Value, known, value
 from predictor.parse import parse
-from predictor.query import Source, resolved
+from predictor.query import Source, resolved, select_rows
 from predictor.session import SessionState
 
 
@@ -67,3 +67,33 @@ def run_set(sql: str, s: SessionState, sources: Callable[[str], Source | None]) 
         except CannotEvaluate:
             v = UNKNOWN
         s.user_vars[eq.this.name.lower()] = v
+
+
+ER_TOO_MANY_ROWS = 1172
+ER_SP_FETCH_NO_DATA = 1329
+
+
+def run_select_into(sql: str, s: SessionState, sources: Callable[[str], Source | None]) -> int | None:
+    """``SELECT ... INTO @v, ...`` over rows the data model follows: one row gives the variables its values;
+    none leaves them as they were, with the warning 1329; several fail with 1172. The code, or None (the
+    variables are then unknown, as the caller left them)."""
+    tree = parse(sql)
+    if not isinstance(tree, exp.Select):
+        return None
+    into = tree.args.get("into")
+    if not isinstance(into, exp.Into) or into.args.get("unlogged") or into.args.get("temporary"):
+        return None
+    targets = [into.this, *(into.expressions or ())] if into.this is not None else list(into.expressions or ())
+    if not targets or not all(isinstance(t, exp.Parameter) for t in targets):
+        return None
+    query = tree.copy()
+    query.set("into", None)
+    got = select_rows(bind(query, s), sources)
+    if got is None or any(len(r) != len(targets) for r in got[1]):
+        return None
+    rows = got[1]
+    if len(rows) != 1:
+        return ER_SP_FETCH_NO_DATA if not rows else ER_TOO_MANY_ROWS
+    for t, v in zip(targets, rows[0], strict=True):
+        s.user_vars[t.name.lower()] = v
+    return None
