@@ -74,6 +74,8 @@ class Profile:
     """Built-in functions whose result may differ on the replica (SYSTEM_FUNCTION)."""
     SUBSTATEMENT_UNSAFE_FUNCTIONS: ClassVar[frozenset[str]] = frozenset()
     """Functions that are safe in a statement but unsafe inside a trigger, stored function or view."""
+    UNSAFE_FUNCTIONS_IN: ClassVar[Mapping[str, frozenset[str]]] = MappingProxyType({})
+    """Functions unsafe only in statements of these kinds (``Kind`` names)."""
     SAFE_SYSVARS: ClassVar[frozenset[str]] = _SAFE_SYSVARS
     """System variables the binlog carries: reading them is safe."""
     UNSAFE_REASONS: ClassVar[frozenset[str]] = frozenset({
@@ -284,6 +286,9 @@ class MariaDB1011(Profile):
                                                   "SOURCE_POS_WAIT", "RELEASE_ALL_LOCKS"}
     UNSAFE_REASONS = Profile.UNSAFE_REASONS - {"FULLTEXT_PLUGIN", "NOWAIT", "XA",
                                                "ACL_TABLE_READ_IN_DML_DDL", "CREATE_SELECT_WITH_GIPK"}
+    UNSAFE_FUNCTIONS_IN = MappingProxyType({"RAND": frozenset({"UPDATE", "DELETE", "REPLACE"})})
+    """Seen on 10.11: RAND() is unsafe in UPDATE, DELETE and REPLACE, safe in INSERT (its seed is logged);
+    fixtures/seeds/003_logging_rules/unsafe_07_rand.sql, found on fixtures/workloads/fleet_app.sql."""
     SUBSTATEMENT_UNSAFE_FUNCTIONS = frozenset({"RAND", "CURRENT_USER"})
     """Seen on 10.11: RAND()'s seed is logged for the statement, not for the stored code it runs; CURRENT_USER()
     is safe in a statement but unsafe in a trigger's body (fixtures/workloads/ledger_app.sql)."""

@@ -60,7 +60,8 @@ def nowait(info: StatementInfo, profile: Profile) -> bool:
 
 
 def system_function(info: StatementInfo, profile: Profile) -> bool:
-    return any(f in profile.UNSAFE_FUNCTIONS for f in info.functions)
+    return any(f in profile.UNSAFE_FUNCTIONS or info.kind.name in profile.UNSAFE_FUNCTIONS_IN.get(f, ())
+               for f in info.functions)
 
 
 def system_variable(info: StatementInfo, profile: Profile) -> bool:
