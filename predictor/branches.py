@@ -58,3 +58,55 @@ def _true(v: object) -> bool:
 def _condition(sql: str) -> exp.Expression | None:
     tree = parse(f"SELECT {sql}")
     return tree.expressions[0] if isinstance(tree, exp.Select) and len(tree.expressions) == 1 else None
+
+
+# ---- an UPDATE trigger's branches that no row can take ---------------------------------------------------
+
+_FALSY = frozenset({"F", "FN"})  # false, or false or NULL: an IF does not take its THEN branch
+
+
+def never_taken(guards: tuple[Guard, ...], unchanged: frozenset[str]) -> bool:
+    """Whether an UPDATE trigger's statement is in a branch no row takes, the statement leaving the columns
+    ``unchanged`` as they were (NEW.c is OLD.c): ``IF NOT (NEW.a <=> OLD.a)`` or ``IF NEW.a <> OLD.a`` when
+    ``a`` is not assigned. Decided on the condition's shape alone, without rows."""
+    for g in guards:
+        cond = _condition(g.condition)
+        if cond is None:
+            continue
+        v = _shape(cond.transform(lambda n: _old(n, unchanged)))
+        if (g.holds and v in _FALSY) or (not g.holds and v == "T"):
+            return True
+    return False
+
+
+def _old(n: exp.Expression, unchanged: frozenset[str]) -> exp.Expression:
+    if isinstance(n, exp.Column) and n.table.lower() == "new" and n.name.lower() in unchanged:
+        return exp.column(n.name, table="OLD")
+    return n
+
+
+def _same(a: exp.Expression, b: exp.Expression) -> bool:
+    return a.sql(dialect="mysql").lower() == b.sql(dialect="mysql").lower()
+
+
+def _shape(e: exp.Expression) -> str:
+    """T (true), F (false), FN (false or NULL), TN (true or NULL) or ? for a condition, by its shape."""
+    if isinstance(e, exp.Paren):
+        return _shape(e.this)
+    if isinstance(e, exp.Not):
+        return {"T": "F", "F": "T", "TN": "FN", "FN": "TN"}.get(_shape(e.this), "?")
+    if isinstance(e, exp.And):
+        sides = (_shape(e.this), _shape(e.expression))
+        return "FN" if any(s in _FALSY for s in sides) else "T" if sides == ("T", "T") else "?"
+    if isinstance(e, exp.Or):
+        sides = (_shape(e.this), _shape(e.expression))
+        return "T" if "T" in sides else "FN" if all(s in _FALSY for s in sides) else "?"
+    if isinstance(e, exp.NullSafeEQ) and _same(e.this, e.expression):
+        return "T"
+    if isinstance(e, exp.NullSafeNEQ) and _same(e.this, e.expression):
+        return "F"
+    if isinstance(e, exp.NEQ | exp.LT | exp.GT) and _same(e.this, e.expression):
+        return "FN"
+    if isinstance(e, exp.EQ | exp.LTE | exp.GTE) and _same(e.this, e.expression):
+        return "TN"
+    return "?"

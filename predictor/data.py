@@ -103,10 +103,17 @@ class TableData:
             raise CannotEvaluate("unknown key value")
         return None if any(v is None for v in tup) else tup
 
-    def conflict(self, row: Row) -> tuple[int, int] | None:
-        """(key number, row position) of the first unique key ``row`` duplicates."""
+    def known_key(self, k: int, row: Row) -> tuple[Value, ...] | None:
+        """The key tuple, None when a part is NULL or unknown (such a row is not in the index)."""
+        tup = tuple(row.get(c, UNKNOWN) for c in self.keys[k])
+        return None if any(v is None or opaque(v) for v in tup) else tup
+
+    def conflict(self, row: Row, unknown_clashes: bool = True) -> tuple[int, int] | None:
+        """(key number, row position) of the first unique key ``row`` duplicates. A key with an unknown part
+        raises CannotEvaluate, or, ``unknown_clashes`` False (a plain INSERT), is taken to clash with nothing:
+        the assumption the predictor makes for every INSERT into a table it does not follow."""
         for k in range(len(self.keys)):
-            tup = self.key_of(k, row)
+            tup = self.key_of(k, row) if unknown_clashes else self.known_key(k, row)
             if tup is not None and tup in self.index[k]:
                 return k, self.index[k][tup]
         return None
@@ -115,7 +122,7 @@ class TableData:
         pos = len(self.rows)
         self.rows.append(row)
         for k in range(len(self.keys)):
-            tup = self.key_of(k, row)
+            tup = self.known_key(k, row)
             if tup is not None:
                 self.index[k][tup] = pos
 
@@ -124,9 +131,9 @@ class TableData:
         if row is None:
             return
         for k in range(len(self.keys)):
-            tup = self.key_of(k, row)
-            if tup is not None:
-                self.index[k].pop(tup, None)
+            tup = self.known_key(k, row)
+            if tup is not None and self.index[k].get(tup) == pos:
+                del self.index[k][tup]
         self.rows[pos] = None
 
     def set_unknown(self, columns: Sequence[str]) -> None:
@@ -329,9 +336,9 @@ class DataModel:
             bad = violation(t, [{c: new[c] for c in cols} for _, _, new in news])
             if bad is not None:
                 raise Refused(bad[0], bad[1] == 0)
-            if _certain_clash(d, news):
+            if _certain_clash(d, news, moved):
                 raise Refused(ER_DUP_ENTRY, False)
-        if len(hit) > 1 and not (ignore and scan_order) and not _moves_apart(d, news):
+        if len(hit) > 1 and not (ignore and scan_order) and not _moves_apart(d, news, moved):
             d.tracked = False  # keys of several rows moved, and may clash in an order that is not modelled
             return None
         changed = ignored = 0
@@ -503,7 +510,7 @@ def _write(t: Table, d: TableData, rows: Sequence[Row], mode: Mode,
     own = t.name.lower()
     for i, given in enumerate(rows):
         row = _fill(t, d, given)
-        hit = d.conflict(row)
+        hit = d.conflict(row, unknown_clashes=mode not in (Mode.INSERT, Mode.IGNORE))
         if hit is None:
             d.add(row)
             written += 1
@@ -593,10 +600,10 @@ def _assigned_row(t: Table, old: Row, assignments: Sequence[tuple[str, exp.Expre
     return new
 
 
-def _moves_apart(d: TableData, news: Sequence[tuple[int, Row, Row]]) -> bool:
+def _moves_apart(d: TableData, news: Sequence[tuple[int, Row, Row]], moved: Sequence[str]) -> bool:
     """Whether the unique keys the rows of a multi-row UPDATE move to are known, differ from each other and
     from every key the table holds before the statement: then no order of the scan can clash."""
-    for k in range(len(d.keys)):
+    for k in _assigned_keys(d, moved):
         seen: set[tuple[Value, ...]] = set()
         for _, old, new in news:
             try:
@@ -611,11 +618,16 @@ def _moves_apart(d: TableData, news: Sequence[tuple[int, Row, Row]]) -> bool:
     return True
 
 
-def _certain_clash(d: TableData, news: Sequence[tuple[int, Row, Row]]) -> bool:
+def _assigned_keys(d: TableData, moved: Sequence[str]) -> list[int]:
+    """The unique keys (by number) an UPDATE assigning ``moved`` may change."""
+    return [k for k, cols in enumerate(d.keys) if any(c in moved for c in cols)]
+
+
+def _certain_clash(d: TableData, news: Sequence[tuple[int, Row, Row]], moved: Sequence[str]) -> bool:
     """Whether a key the UPDATE moves a row to is held by a row it does not match, or is where another
     matched row moves too: then it fails (1062) in any scan order."""
     matched = {i for i, _, _ in news}
-    for k in range(len(d.keys)):
+    for k in _assigned_keys(d, moved):
         seen: set[tuple[Value, ...]] = set()
         for _, old, new in news:
             try:

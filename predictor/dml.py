@@ -183,7 +183,7 @@ def stick_to_row(p: Predictor, s: SessionState) -> None:
 
 def _decide_dml(p: Predictor, seq: int, info: StatementInfo, s: SessionState) -> Outcome:
     ctx = p.context(seq, info, s)
-    row_writes = tuple((u.table.ident, u.op, u.top, u.table.temporary) for u in ctx.access.writes)
+    row_writes = tuple((u.table.ident, u.op, u.top, u.table.temporary) for u in ctx.access.writes if not u.idle)
 
     def outcome(error: int | None = None, stmt: tuple[Piece, ...] = (), trx: tuple[Piece, ...] = (),
                 logged: bool = True, temp: bool = False) -> Outcome:
@@ -219,7 +219,7 @@ def _decide_dml(p: Predictor, seq: int, info: StatementInfo, s: SessionState) ->
         for u in ctx.access.writes:
             t = u.table
             eng = p.profile.engine(t.engine)
-            if t.temporary or not eng.replicated or eng.self_logging:
+            if u.idle or t.temporary or not eng.replicated or eng.self_logging:
                 continue  # a self-logging engine (NDB) writes its own rows through the injector
             if not _changes_rows(p, info, t, u.op, s):
                 continue

@@ -3,9 +3,10 @@ stored functions, so the rules see every table the server will open and every su
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from predictor.analyze import Kind, Op, StatementInfo, Write
+from predictor.branches import never_taken
 from predictor.catalog import Catalog, Table
 from predictor.session import SessionState
 from predictor.triggers import new_columns
@@ -19,6 +20,7 @@ class Use:
     op: Op
     columns: tuple[str, ...] | None
     top: bool  # written by the statement itself, not a trigger or function
+    idle: bool = False  # a trigger's statement in a branch no row takes: locked, never written (branches.py)
 
 
 @dataclass
@@ -104,12 +106,19 @@ def _resolve_write(acc: Access, w: Write, info: StatementInfo, catalog: Catalog,
         events.append("DELETE")
     if info.on_duplicate:
         events.append("UPDATE")
+    # an UPDATE's trigger statements in branches no row takes (NEW.c is OLD.c for the columns it leaves alone)
+    cols = _with_trigger_columns(t, w) if w.op is Op.UPDATE else None
+    unchanged = frozenset(c.name.lower() for c in t.columns) - {c.lower() for c in cols} if cols else frozenset()
     for trig in t.triggers:
         if trig.event in events and depth < 8:
             acc.body_select = acc.body_select or _reads_only(trig.body, catalog, session)
             for s in trig.body:
+                n = len(acc.writes)
                 acc.sub_statements.append(s)
                 _resolve_into(acc, s, catalog, session, top=False, depth=depth + 1)
+                if unchanged and s.guards and trig.event == "UPDATE" and never_taken(s.guards, unchanged):
+                    # never run, yet its tables are locked with the statement's (unsafe rules, decide)
+                    acc.writes[n:] = [replace(u, idle=True) for u in acc.writes[n:]]
 
 
 def _with_trigger_columns(t: Table, w: Write) -> tuple[str, ...] | None:
