@@ -12,7 +12,7 @@ from sqlglot import exp
 
 from predictor import nodes
 from predictor.branches import Guard
-from predictor.catalog import Column, Generated, Key, KeyKind, Table
+from predictor.catalog import Column, ForeignKey, Generated, Key, KeyKind, Table
 from predictor.dialect import RplayMySQL
 from predictor.evaluate import CannotEvaluate, clock_reading, literal
 from predictor.loops import CursorLoop, Loop, counted_loop, cursor_loop
@@ -441,6 +441,7 @@ def _table_constraint(node: exp.Expression) -> Key | None:
 def _table_def(name: str, schema: exp.Expression | None, engine: str | None, temporary: bool) -> Table:
     columns: list[Column] = []
     keys: list[Key] = []
+    fks: list[ForeignKey] = []
     if isinstance(schema, exp.Schema):
         for e in schema.expressions:
             if isinstance(e, exp.ColumnDef):
@@ -451,9 +452,23 @@ def _table_def(name: str, schema: exp.Expression | None, engine: str | None, tem
                 k = _table_constraint(e)
                 if k is not None and k.columns:
                     keys.append(k)
+                fks.extend(_foreign_key(f) for f in (e.find_all(exp.ForeignKey)))
     pk_cols = {c.lower() for k in keys if k.kind is KeyKind.PRIMARY for c in k.columns}
     columns = [replace(c, nullable=False) if c.name.lower() in pk_cols else c for c in columns]
-    return Table(name, engine or "", tuple(columns), tuple(keys), temporary)
+    return Table(name, engine or "", tuple(columns), tuple(keys), temporary,
+                 foreign_keys=tuple(f for f in fks if f.parent))
+
+
+def _foreign_key(node: exp.ForeignKey) -> ForeignKey:
+    ref = node.args.get("reference")
+    target = ref.this.this if isinstance(ref, exp.Reference) and isinstance(ref.this, exp.Schema) else None
+    actions = {"DELETE": "RESTRICT", "UPDATE": "RESTRICT"}
+    for option in (ref.args.get("options") or []) if isinstance(ref, exp.Reference) else []:
+        words = str(option).upper().split()
+        if len(words) > 2 and words[0] == "ON" and words[1] in actions:
+            actions[words[1]] = " ".join(words[2:])
+    return ForeignKey(_name(target).lower() if isinstance(target, exp.Table) else "",
+                      actions["DELETE"], actions["UPDATE"])
 
 
 def _properties(tree: exp.Expression) -> tuple[str | None, bool, str | None]:

@@ -61,6 +61,15 @@ class Key:
 
 
 @dataclass(frozen=True)
+class ForeignKey:
+    """FOREIGN KEY ... REFERENCES parent: what a change of the child or the parent locks (MySQL)."""
+
+    parent: str  # lower case
+    on_delete: str = "RESTRICT"  # RESTRICT | NO ACTION | CASCADE | SET NULL | SET DEFAULT
+    on_update: str = "RESTRICT"
+
+
+@dataclass(frozen=True)
 class Trigger:
     name: str
     table: str
@@ -81,6 +90,7 @@ class Table:
     sequence: bool = False
     logged_create: bool = True  # temporary tables: was the CREATE written to the binlog?
     owner: str = ""  # temporary tables: the session that created it
+    foreign_keys: tuple[ForeignKey, ...] = ()
 
     def column(self, name: str) -> Column | None:
         low = name.lower()
@@ -159,6 +169,11 @@ class Catalog:
     def put_table(self, t: Table) -> None:
         self.tables[t.name.lower()] = t
         self.version += 1
+
+    def children(self, name: str) -> list[tuple[Table, ForeignKey]]:
+        """The tables whose foreign keys reference ``name``, with those keys."""
+        low = name.lower()
+        return [(t, fk) for t in self.tables.values() for fk in t.foreign_keys if fk.parent == low]
 
     def drop_table(self, name: str) -> Table | None:
         self.version += 1

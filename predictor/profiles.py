@@ -74,6 +74,10 @@ class Profile:
     """Built-in functions whose result may differ on the replica (SYSTEM_FUNCTION)."""
     SUBSTATEMENT_UNSAFE_FUNCTIONS: ClassVar[frozenset[str]] = frozenset()
     """Functions that are safe in a statement but unsafe inside a trigger, stored function or view."""
+    FOREIGN_KEY_TABLES_LOCKED: ClassVar[bool] = False
+    """MySQL 9.7 opens the tables a statement's foreign keys check with it: the parents of an inserted or
+    updated child, the RESTRICT / NO ACTION children of an updated or deleted parent are read-locked, so a
+    change of an auto-increment table is WRITE_AUTOINC_SELECT (fixtures/seeds/003_logging_rules/unsafe_25_*)."""
     UNSAFE_FUNCTIONS_IN: ClassVar[Mapping[str, frozenset[str]]] = MappingProxyType({})
     """Functions unsafe only in statements of these kinds (``Kind`` names)."""
     SAFE_SYSVARS: ClassVar[frozenset[str]] = _SAFE_SYSVARS
@@ -249,6 +253,7 @@ class MySQL84(MySQL80):
 
 class MySQL97(MySQL84):
     NAME = "mysql-9.7"
+    FOREIGN_KEY_TABLES_LOCKED = True
     VERSION = (9, 7)
     SERVER_DEFAULTS = MappingProxyType({
         "gtid_mode": "ON",

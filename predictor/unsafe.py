@@ -101,7 +101,21 @@ def write_autoinc_select(ctx: Context) -> bool:
         return False
     # a table read-locked only: one a trigger or function also writes is write-locked (seen on MariaDB 10.11)
     written = {t.name.lower() for t in _top_targets(ctx)} | {u.table.name.lower() for u in ctx.access.writes}
-    return ctx.access.body_select or any(r.name.lower() not in written for r in ctx.access.reads)
+    return ctx.access.body_select or any(r.name.lower() not in written for r in ctx.access.reads) or (
+        ctx.profile.FOREIGN_KEY_TABLES_LOCKED and _foreign_key_reads(ctx))
+
+
+def _foreign_key_reads(ctx: Context) -> bool:
+    """Whether the foreign keys of what the statement changes read-lock another table (MySQL)."""
+    kind = ctx.info.kind
+    for t in _top_targets(ctx):
+        if kind in (*_INSERTS, Kind.UPDATE) and t.foreign_keys:
+            return True  # the parents are checked
+        if kind in (Kind.UPDATE, Kind.DELETE, Kind.REPLACE):
+            action = "on_update" if kind is Kind.UPDATE else "on_delete"
+            if any(getattr(fk, action) in ("RESTRICT", "NO ACTION") for _, fk in ctx.catalog.children(t.name)):
+                return True  # the children are checked for rows still pointing at it
+    return False
 
 
 def create_select_autoinc(ctx: Context) -> bool:
