@@ -508,7 +508,8 @@ def _create(tree: exp.Create) -> StatementInfo:
                                  ignore=dup == "IGNORE", replace=dup == "REPLACE", select=sel,
                                  targets=(name,), name=name, select_source=True, limit=sel.limit)
         return StatementInfo(Kind.CREATE_TABLE, temporary=temporary, if_not_exists=exists, table_def=table,
-                             engine=engine, targets=(name,), name=name)
+                             engine=engine, targets=(name,), name=name,
+                             extra=(DEPRECATED_SYNTAX,) if _deprecated_syntax(tree.this) else ())
     if kind == "VIEW":
         view_sel = _select(tree.expression) if tree.expression is not None else None
         if view_sel is not None and not isinstance(tree.this, exp.Schema):  # no column list: names from the SELECT
@@ -540,6 +541,30 @@ def _select(tree: exp.Expression) -> StatementInfo:
     return StatementInfo(Kind.SELECT, reads=tuple(_tables(tree)), functions=tuple(funcs),
                          sysvars=tuple(sysvars), limit=_limit_value(tree), skip_locked=skip, nowait=nowait,
                          columns=tuple(cols), extra=(ONE_ROW,) if _one_row(tree) else ())
+
+
+DEPRECATED_SYNTAX = "deprecated syntax"  # StatementInfo.extra of a CREATE TABLE with a column type MySQL deprecates
+_INTEGERS = frozenset({exp.DataType.Type.TINYINT, exp.DataType.Type.SMALLINT, exp.DataType.Type.MEDIUMINT,
+                       exp.DataType.Type.INT, exp.DataType.Type.BIGINT, exp.DataType.Type.UTINYINT,
+                       exp.DataType.Type.USMALLINT, exp.DataType.Type.UMEDIUMINT, exp.DataType.Type.UINT,
+                       exp.DataType.Type.UBIGINT})
+_UNSIGNED_FRACTIONS = frozenset({exp.DataType.Type.UDECIMAL, exp.DataType.Type.UDOUBLE})
+_FLOATS = frozenset({exp.DataType.Type.FLOAT, exp.DataType.Type.DOUBLE})
+
+
+def _deprecated_syntax(schema: exp.Expression | None) -> bool:
+    """A column type MySQL 9.7 warns about (1681): an integer display width (TINYINT(1) included), UNSIGNED
+    on DECIMAL / FLOAT / DOUBLE, FLOAT(M,D) / DOUBLE(M,D) (fixtures/seeds/003_logging_rules/ddl_warnings.sql)."""
+    if not isinstance(schema, exp.Schema):
+        return False
+    for col in schema.expressions:
+        t = col.args.get("kind") if isinstance(col, exp.ColumnDef) else None
+        if not isinstance(t, exp.DataType):
+            continue
+        params = len(t.expressions or ())
+        if (t.this in _INTEGERS and params) or t.this in _UNSIGNED_FRACTIONS or (t.this in _FLOATS and params == 2):
+            return True
+    return False
 
 
 ONE_ROW = "one row"  # StatementInfo.extra of a SELECT that returns a row even from empty tables

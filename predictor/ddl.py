@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from predictor.analyze import ONE_ROW, Kind, Op, StatementInfo
+from predictor.analyze import DEPRECATED_SYNTAX, ONE_ROW, Kind, Op, StatementInfo
 from predictor.binlog import Builder
 from predictor.catalog import Column, KeyKind, Routine, Table, Trigger, View
 from predictor.codes import (
@@ -62,6 +62,8 @@ def _gtid_temp_error(p: Predictor, s: SessionState) -> bool:
 
 def handle_create_table(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
     name = info.name or ""
+    if p.profile.DEPRECATED_SYNTAX_WARNING and DEPRECATED_SYNTAX in info.extra:
+        b.warnings.add(p.profile.DEPRECATED_SYNTAX_WARNING)
     engine = info.engine or (p.profile.DEFAULT_TMP_ENGINE if info.temporary else p.profile.DEFAULT_ENGINE)
     if info.kind is Kind.CREATE_TABLE_LIKE:
         src = lookup(info.like or "", p.catalog, s)

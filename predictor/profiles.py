@@ -74,6 +74,8 @@ class Profile:
     """Built-in functions whose result may differ on the replica (SYSTEM_FUNCTION)."""
     SUBSTATEMENT_UNSAFE_FUNCTIONS: ClassVar[frozenset[str]] = frozenset()
     """Functions that are safe in a statement but unsafe inside a trigger, stored function or view."""
+    DEPRECATED_SYNTAX_WARNING: ClassVar[int | None] = None
+    """MySQL 9.7: the warning (1681) a CREATE TABLE with a deprecated column type gets (analyze.DEPRECATED_SYNTAX)."""
     FOREIGN_KEY_TABLES_LOCKED: ClassVar[bool] = False
     """MySQL 9.7 opens the tables a statement's foreign keys check with it: the parents of an inserted or
     updated child, the RESTRICT / NO ACTION children of an updated or deleted parent are read-locked, so a
@@ -254,6 +256,7 @@ class MySQL84(MySQL80):
 class MySQL97(MySQL84):
     NAME = "mysql-9.7"
     FOREIGN_KEY_TABLES_LOCKED = True
+    DEPRECATED_SYNTAX_WARNING = 1681
     VERSION = (9, 7)
     SERVER_DEFAULTS = MappingProxyType({
         "gtid_mode": "ON",
