@@ -660,7 +660,7 @@ class RplayParser(MySQLParser):
         if kind == "FUNCTION":
             if not self._match_text_seq("RETURNS"):
                 self.raise_error("Expected RETURNS")
-            returns = self._parse_types()
+            returns = self._parse_sp_type()
             while self._match_set((TokenType.CHARACTER_SET, TokenType.COLLATE)):
                 self._parse_var_or_string()
         characteristics: list[exp.Expr] = []
@@ -708,7 +708,19 @@ class RplayParser(MySQLParser):
         if kind == "PROCEDURE" and self._match_texts(("IN", "OUT", "INOUT")):
             mode = self._prev.text.upper()
         name = self._parse_id_var(any_token=True)
-        return self.expression(nodes.RoutineParam(this=name, kind=self._parse_types(), mode=mode))
+        return self.expression(nodes.RoutineParam(this=name, kind=self._parse_sp_type(), mode=mode))
+
+    def _parse_sp_type(self) -> exp.Expr | None:
+        """A parameter's, variable's or RETURNS type, with its CHARACTER SET / COLLATE (kept as args)."""
+        kind = self._parse_types()
+        while kind is not None:
+            if self._match_text_seq("CHARACTER", "SET") or self._match_texts(("CHARSET",)):
+                kind.set("charset", self._parse_id_var(any_token=True))
+            elif self._match_text_seq("COLLATE"):
+                kind.set("collate", self._parse_id_var(any_token=True))
+            else:
+                break
+        return kind
 
     # ---- compound statements (routine and trigger bodies) ------------------------------------------
 
@@ -830,7 +842,7 @@ class RplayParser(MySQLParser):
                 nodes.DeclareCondition(this=name, expression=self._parse_handler_condition())
             )
         names = self._parse_csv(lambda: self._parse_id_var(any_token=True))
-        kind = self._parse_types()
+        kind = self._parse_sp_type()
         default = self._parse_disjunction() if self._match(TokenType.DEFAULT) else None
         items: list[exp.Expr] = [exp.DeclareItem(this=n, kind=kind, default=default) for n in names]
         return self.expression(exp.Declare(expressions=items))

@@ -137,3 +137,14 @@ END;
 -- expect: class = Block
 -- expect: expressions.kinds = Declare,WhileBlock
 -- expect: expressions.1.body.expressions.kinds = Insert,Set
+
+-- title: CREATE PROCEDURE with CHARACTER SET / COLLATE on parameters and variables
+CREATE PROCEDURE p(IN a VARCHAR(60) CHARACTER SET utf8mb4, IN b VARCHAR(8) CHARSET latin1 COLLATE latin1_bin)
+BEGIN
+  DECLARE v VARCHAR(20) CHARACTER SET utf8mb4 DEFAULT 'x';
+  INSERT INTO t VALUES (a, b, v);
+END;
+-- expect: class = CreateRoutine
+-- expect: params.0.kind.charset.name = utf8mb4
+-- expect: params.1.kind.collate.name = latin1_bin
+-- expect: body.expressions.1.class = Insert
