@@ -455,8 +455,10 @@ def _table_def(name: str, schema: exp.Expression | None, engine: str | None, tem
                 fks.extend(_foreign_key(f) for f in (e.find_all(exp.ForeignKey)))
     pk_cols = {c.lower() for k in keys if k.kind is KeyKind.PRIMARY for c in k.columns}
     columns = [replace(c, nullable=False) if c.name.lower() in pk_cols else c for c in columns]
+    checks = tuple(c.this.sql(dialect=RplayMySQL) for c in schema.find_all(exp.CheckColumnConstraint)
+                   if isinstance(c.this, exp.Expression)) if isinstance(schema, exp.Schema) else ()
     return Table(name, engine or "", tuple(columns), tuple(keys), temporary,
-                 foreign_keys=tuple(f for f in fks if f.parent))
+                 foreign_keys=tuple(f for f in fks if f.parent), checks=checks)
 
 
 def _foreign_key(node: exp.ForeignKey) -> ForeignKey:

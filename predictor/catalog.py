@@ -91,6 +91,7 @@ class Table:
     logged_create: bool = True  # temporary tables: was the CREATE written to the binlog?
     owner: str = ""  # temporary tables: the session that created it
     foreign_keys: tuple[ForeignKey, ...] = ()
+    checks: tuple[str, ...] = ()  # CHECK constraints' conditions, as SQL (predictor/strict.py)
 
     def column(self, name: str) -> Column | None:
         low = name.lower()

@@ -333,7 +333,7 @@ class DataModel:
         moved = [c.lower() for c, e in assignments if not _keeps(e, c)]  # SET v = v + 0 changes nothing
         news = [(i, old, _assigned_row(t, old, assignments)) for i in hit if (old := d.rows[i]) is not None]
         if not ignore:
-            bad = violation(t, [{c: new[c] for c in cols} for _, _, new in news])
+            bad = violation(t, [{c: new[c] for c in cols} for _, _, new in news], [new for _, _, new in news])
             if bad is not None:
                 raise Refused(bad[0], bad[1] == 0)
             if _certain_clash(d, news, moved):

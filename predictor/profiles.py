@@ -125,6 +125,8 @@ class Profile:
 
     BLACKHOLE_ROW_WARNING: ClassVar[int | None] = 1870
     """Warning for UPDATE/DELETE on BLACKHOLE in ROW format."""
+    CHECK_VIOLATION_ERROR: ClassVar[int] = 3819
+    """A row that makes a CHECK constraint false (MariaDB: 4025, ER_CONSTRAINT_FAILED)."""
     ROUTINE_ERROR_NOTE: ClassVar[int | None] = None
     """MariaDB: the note (4094, "At line N in db.proc") next to an error a CALLed procedure's statement raised
     (fixtures/seeds/003_logging_rules/cursor_loops.sql)."""
@@ -314,6 +316,7 @@ class MariaDB1011(Profile):
     BLACKHOLE_ROW_WARNING = 1105
     BAD_NULL_NOTE = 1105
     ROUTINE_ERROR_NOTE = 4094
+    CHECK_VIOLATION_ERROR = 4025
     INNODB_ROW_ONLY_WARNING = 1030
     BINLOG_FORMAT_WITH_TEMP_ERROR = None
     GTID_CONSISTENCY_ERRORS = False

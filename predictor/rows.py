@@ -22,7 +22,7 @@ from predictor.query import Source, matching_rows, resolved, select_rows
 from predictor.resolve import lookup
 from predictor.routines import UNKNOWN_NAME, inline_functions
 from predictor.session import Piece, SessionState
-from predictor.strict import violation
+from predictor.strict import CHECK_FAILED, violation
 from predictor.triggers import Changed
 from predictor.variables import bind
 
@@ -152,7 +152,8 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
                                               positions=positions, pairs=pairs, order=by)
                 except Refused as refused:
                     if len(info.writes) == 1 and (refused.first or p.profile.engine(t.engine).transactional):
-                        return replace(out, error=refused.code, logged=False, stmt_cache=(), trx=(), row_writes=())
+                        return replace(out, error=_code(p, refused.code), logged=False, stmt_cache=(), trx=(),
+                                       row_writes=())
                     p.data.forget(t.ident)  # rows before the refused one stay changed: which ones is not followed
                     continue
                 changed = None if res is None else res[0]
@@ -180,6 +181,11 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
             and not out.row_format and len(untouched) == len(info.writes) and all(untouched) and out.trx):
         out = replace(out, trx=(), stmt_cache=out.stmt_cache + tuple(replace(x, nontrans=True) for x in out.trx))
     return out
+
+
+def _code(p: Predictor, code: int) -> int:
+    """The error a refused row gets: a failed CHECK's depends on the server."""
+    return p.profile.CHECK_VIOLATION_ERROR if code == CHECK_FAILED else code
 
 
 def _semi_join(tree: Parsed) -> bool:
@@ -276,7 +282,7 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
         s.last_insert_id = prior
         note = p.profile.BAD_NULL_NOTE if bad == (ER_BAD_NULL, 0) and not any(
             tr.timing.upper() == "BEFORE" for tr in t.triggers) else None
-        return replace(out, error=bad[0], logged=False, stmt_cache=(), trx=(), row_writes=(),
+        return replace(out, error=_code(p, bad[0]), logged=False, stmt_cache=(), trx=(), row_writes=(),
                        warnings=out.warnings | {note} if note else out.warnings)
     pairs: list[Pair] | None = [] if t.triggers and mode in (Mode.INSERT, Mode.IGNORE) else None
     res = p.data.write(t, rows, mode, commit=not trans, assignments=assignments,
