@@ -14,6 +14,7 @@ from predictor.analyze import DML_KINDS, Kind, StatementInfo
 from predictor.binlog import Binlog, Builder, copy_record
 from predictor.calls import handle_call
 from predictor.catalog import Catalog, Table
+from predictor.codes import ER_SP_DOES_NOT_EXIST
 from predictor.context import Context
 from predictor.data import DataModel
 from predictor.ddl import (
@@ -284,6 +285,10 @@ class Predictor:
         if info.kind is not Kind.SELECT:  # @v := ... in other statements: not followed (predictor/variables.py)
             for name in info.user_vars:
                 s.user_vars[name] = UNKNOWN
+        if self.profile.MISSING_FUNCTIONS and info.kind not in _DEFINITIONS and any(
+                f in self.profile.MISSING_FUNCTIONS for f in info.functions):
+            b.error = ER_SP_DOES_NOT_EXIST  # FUNCTION md5 does not exist: nothing runs
+            return
         HANDLERS.get(info.kind, handle_noop)(self, b, info, s)
 
     def _tail(self, b: Builder, info: StatementInfo, s: SessionState) -> None:

@@ -74,6 +74,9 @@ class Profile:
     """Built-in functions whose result may differ on the replica (SYSTEM_FUNCTION)."""
     SUBSTATEMENT_UNSAFE_FUNCTIONS: ClassVar[frozenset[str]] = frozenset()
     """Functions that are safe in a statement but unsafe inside a trigger, stored function or view."""
+    MISSING_FUNCTIONS: ClassVar[frozenset[str]] = frozenset()
+    """Functions the server does not have: a statement calling one fails with 1305 (MySQL 9.7 here: MD5,
+    SHA1 / SHA; fixtures/seeds/003_logging_rules/missing_functions.sql)."""
     DEPRECATED_SYNTAX_WARNING: ClassVar[int | None] = None
     """MySQL 9.7: the warning (1681) a CREATE TABLE with a deprecated column type gets (analyze.DEPRECATED_SYNTAX)."""
     FOREIGN_KEY_TABLES_LOCKED: ClassVar[bool] = False
@@ -259,6 +262,7 @@ class MySQL97(MySQL84):
     NAME = "mysql-9.7"
     FOREIGN_KEY_TABLES_LOCKED = True
     DEPRECATED_SYNTAX_WARNING = 1681
+    MISSING_FUNCTIONS = frozenset({"MD5", "SHA"})
     VERSION = (9, 7)
     SERVER_DEFAULTS = MappingProxyType({
         "gtid_mode": "ON",
