@@ -11,7 +11,7 @@ more than ``MAX_TRACKED`` rows (parsing every INSERT of a big workload would cos
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -308,7 +308,8 @@ class DataModel:
     def update_where(self, t: Table, where: exp.Expression | None, assignments: Sequence[tuple[str, exp.Expression]],
                      limit: int | None = None, ignore: bool = False, scan_order: bool = True,
                      positions: Sequence[int] | None = None, pairs: list[Pair] | None = None,
-                     order: Sequence[exp.Ordered] = ()) -> tuple[int, int, int] | None:
+                     order: Sequence[exp.Ordered] = (), joined: Mapping[int, Row] | None = None,
+                     ) -> tuple[int, int, int] | None:
         """A single-table UPDATE: the rows its WHERE selects (or the rows at ``positions``, which a
         multi-table UPDATE selected) get the assigned values; returns (rows changed, rows skipped by IGNORE,
         rows matched), None when that cannot be said (changed columns then become unknown).
@@ -331,7 +332,8 @@ class DataModel:
             return None
         keys = {c for k in d.keys for c in k}
         moved = [c.lower() for c, e in assignments if not _keeps(e, c)]  # SET v = v + 0 changes nothing
-        news = [(i, old, _assigned_row(t, old, assignments)) for i in hit if (old := d.rows[i]) is not None]
+        news = [(i, old, _assigned_row(t, old, assignments, (joined or {}).get(i)))
+                for i in hit if (old := d.rows[i]) is not None]
         if not ignore:
             bad = violation(t, [{c: new[c] for c in cols} for _, _, new in news], [new for _, _, new in news])
             if bad is not None:
@@ -587,14 +589,17 @@ def _inline(x: exp.Expression, old: Row, new: Row, own: str) -> exp.Expression:
     return x
 
 
-def _assigned_row(t: Table, old: Row, assignments: Sequence[tuple[str, exp.Expression]]) -> Row:
-    """``old`` with an UPDATE's assignments applied (unknown where they cannot be evaluated)."""
+def _assigned_row(t: Table, old: Row, assignments: Sequence[tuple[str, exp.Expression]],
+                  joined: Row | None = None) -> Row:
+    """``old`` with an UPDATE's assignments applied (unknown where they cannot be evaluated); ``joined``: the
+    row of a multi-table UPDATE's join it was matched with (``alias.column`` keys), for ``SET a.x = b.y``."""
     new = dict(old)
+    scope = {**old, **joined} if joined else old
     for c, e in assignments:
         if _keeps(e, c):
             continue
         try:
-            new[c.lower()] = _coerce(t, c, value(e, old))
+            new[c.lower()] = _coerce(t, c, value(e, scope))
         except CannotEvaluate:
             new[c.lower()] = UNKNOWN
     return new

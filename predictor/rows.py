@@ -135,7 +135,8 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
             multi = multi or (p.profile.SEMI_JOIN_UPDATE_IS_MULTI and _semi_join(tree))
             where = tree.args.get("where") if isinstance(tree, (exp.Delete, exp.Update)) else None
             cond = resolved(where.this, lambda name: table_source(p, name, s)) if where is not None else None
-            positions = _selected(p, tree, t, s) if info.multi_table and isinstance(tree, exp.Expression) else None
+            selected = _selected(p, tree, t, s) if info.multi_table and isinstance(tree, exp.Expression) else None
+            positions, joined = selected if selected is not None else (None, None)
             if info.multi_table and positions is None:
                 cond = exp.Anonymous(this=UNKNOWN_NAME)  # a join the model cannot follow: rows unknown
             pairs: list[Pair] | None = [] if t.triggers else None
@@ -149,7 +150,7 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
                 try:
                     res = p.data.update_where(t, cond, sets, info.limit, ignore=info.ignore,
                                               scan_order=p.profile.UPDATE_IGNORE_CLASHES_IN_SCAN_ORDER,
-                                              positions=positions, pairs=pairs, order=by)
+                                              positions=positions, pairs=pairs, order=by, joined=joined)
                 except Refused as refused:
                     if len(info.writes) == 1 and (refused.first or p.profile.engine(t.engine).transactional):
                         return replace(out, error=_code(p, refused.code), logged=False, stmt_cache=(), trx=(),
@@ -205,8 +206,10 @@ _EVENTS = {Kind.INSERT: frozenset({"INSERT"}), Kind.REPLACE: frozenset({"INSERT"
            Kind.DELETE: frozenset({"DELETE"})}  # the trigger events a statement may fire
 
 
-def _selected(p: Predictor, tree: exp.Expression, t: Table, s: SessionState) -> list[int] | None:
-    """Positions of ``t``'s rows a multi-table DELETE / UPDATE selects (predictor/query.py), or None."""
+def _selected(p: Predictor, tree: exp.Expression, t: Table,
+              s: SessionState) -> tuple[list[int], dict[int, Row]] | None:
+    """Positions of ``t``'s rows a multi-table DELETE / UPDATE selects (predictor/query.py), with the joined
+    row each was matched with when it was matched once (SET a.x = b.y reads it), or None."""
     using = tree.args.get("using")
     frm = using[0] if isinstance(using, list) and using else tree.this
     if not isinstance(frm, exp.Table):
@@ -225,7 +228,17 @@ def _selected(p: Predictor, tree: exp.Expression, t: Table, s: SessionState) -> 
     key = f"{aliases[0]}.{POSITION}"
     if rows is None or not all(isinstance(r.get(key), int) for r in rows):
         return None
-    return [r[key] for r in rows]  # type: ignore[misc]
+    positions: list[int] = []
+    joined: dict[int, Row] = {}
+    twice: set[int] = set()
+    for r in rows:
+        pos = r[key]
+        assert isinstance(pos, int)
+        positions.append(pos)
+        if pos in joined:
+            twice.add(pos)  # matched several times: which joined row sets it is not followed
+        joined[pos] = r
+    return positions, {pos: r for pos, r in joined.items() if pos not in twice}
 
 
 def _aliases(frm: object, t: Table) -> list[str]:
