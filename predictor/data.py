@@ -347,11 +347,7 @@ class DataModel:
         for i, old, new in news:
             if any(new[c] != old[c] for c in keys):
                 d.remove(i)
-                try:
-                    clash = d.conflict(new)
-                except CannotEvaluate:
-                    d.tracked = False
-                    return None
+                clash = d.conflict(new, unknown_clashes=False)
                 if clash is not None and not ignore:
                     d.tracked = False  # 1062: the statement fails (not modelled)
                     return None
@@ -606,15 +602,13 @@ def _assigned_row(t: Table, old: Row, assignments: Sequence[tuple[str, exp.Expre
 
 
 def _moves_apart(d: TableData, news: Sequence[tuple[int, Row, Row]], moved: Sequence[str]) -> bool:
-    """Whether the unique keys the rows of a multi-row UPDATE move to are known, differ from each other and
-    from every key the table holds before the statement: then no order of the scan can clash."""
+    """Whether the unique keys the rows of a multi-row UPDATE move to differ from each other and from every
+    key the table holds before the statement: then no order of the scan can clash. An unknown new key is
+    taken to clash with nothing, as for a plain INSERT (TableData.conflict)."""
     for k in _assigned_keys(d, moved):
         seen: set[tuple[Value, ...]] = set()
         for _, old, new in news:
-            try:
-                tup, was = d.key_of(k, new), d.key_of(k, old)
-            except CannotEvaluate:
-                return False
+            tup, was = d.known_key(k, new), d.known_key(k, old)
             if tup is None or tup == was:
                 continue
             if tup in d.index[k] or tup in seen:
