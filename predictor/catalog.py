@@ -163,6 +163,7 @@ class Catalog:
     routines: dict[str, Routine] = field(default_factory=dict)
     views: dict[str, View] = field(default_factory=dict)
     version: int = 0  # bumped on every change: keys cached decisions
+    _hidden: tuple[int, frozenset[str]] = (-1, frozenset())
 
     def table(self, name: str) -> Table | None:
         return self.tables.get(name.lower())
@@ -183,6 +184,14 @@ class Catalog:
     def put_routine(self, r: Routine) -> None:
         self.routines[f"{r.kind}:{r.name.lower()}"] = r
         self.version += 1
+
+    def hidden_user_vars(self) -> frozenset[str]:
+        """User variables a trigger or stored function body assigns (not followed: they run unseen)."""
+        if self._hidden[0] != self.version:
+            bodies = [tr.body for t in self.tables.values() for tr in t.triggers]
+            bodies += [r.body for key, r in self.routines.items() if key.startswith("FUNCTION:")]
+            self._hidden = (self.version, frozenset(v for body in bodies for st in body for v in st.user_vars))
+        return self._hidden[1]
 
     def has_functions(self) -> bool:
         return any(k.startswith("FUNCTION:") for k in self.routines)

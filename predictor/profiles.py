@@ -128,6 +128,9 @@ class Profile:
 
     BLACKHOLE_ROW_WARNING: ClassVar[int | None] = 1870
     """Warning for UPDATE/DELETE on BLACKHOLE in ROW format."""
+    FIRST_NULL_READ_LOGGED: ClassVar[bool] = False
+    """MariaDB: the first statement of a session that compares an index with a never-set user variable is
+    run and logged all the same (the next ones are not; fixtures/seeds/003_logging_rules/impossible_where.sql)."""
     CHECK_VIOLATION_ERROR: ClassVar[int] = 3819
     """A row that makes a CHECK constraint false (MariaDB: 4025, ER_CONSTRAINT_FAILED)."""
     ROUTINE_ERROR_NOTE: ClassVar[int | None] = None
@@ -321,6 +324,7 @@ class MariaDB1011(Profile):
     BAD_NULL_NOTE = 1105
     ROUTINE_ERROR_NOTE = 4094
     CHECK_VIOLATION_ERROR = 4025
+    FIRST_NULL_READ_LOGGED = True
     INNODB_ROW_ONLY_WARNING = 1030
     BINLOG_FORMAT_WITH_TEMP_ERROR = None
     GTID_CONSISTENCY_ERRORS = False

@@ -16,6 +16,7 @@ from predictor.data import POSITION, Mode, Pair, Refused, values_rows
 from predictor.evaluate import UNKNOWN, Row
 from predictor.images import images
 from predictor.literals import UNSURE, Unsure, literal_rows
+from predictor.nodes import Known
 from predictor.outcome import Outcome
 from predictor.parse import Parsed, parse
 from predictor.query import Source, matching_rows, resolved, select_rows
@@ -37,6 +38,8 @@ def with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState
     prior = s.last_insert_id
     if _may_generate_id(p, info, s):
         s.last_insert_id = UNKNOWN  # unless _write_rows follows the rows the statement wrote
+    if info.kind in (Kind.UPDATE, Kind.DELETE) and not info.multi_table and _impossible(p, sql, info, s):
+        return replace(out, logged=False, stmt_cache=(), trx=(), row_writes=())
     out = _key_checks(p, sql, info, s, out, fired, prior)
     if fired and all(c is not None for c in fired.values()) and all(
             w.table.lower() in fired or not _has_triggers(p, w.table, s) for w in info.writes):
@@ -65,6 +68,47 @@ def _may_generate_id(p: Predictor, info: StatementInfo, s: SessionState) -> bool
     return known
 
 
+def _impossible(p: Predictor, sql: str, info: StatementInfo, s: SessionState) -> bool:
+    """An UPDATE / DELETE whose WHERE compares the first column of an index with NULL (a NULL literal, or a
+    user variable that is NULL): the range optimizer finds no row, nothing runs, nothing is logged (both
+    servers; fixtures/seeds/003_logging_rules/impossible_where.sql)."""
+    if "@" not in sql and "NULL" not in sql and "null" not in sql:
+        return False
+    t = lookup(info.writes[0].table, p.catalog, s) if info.writes else None
+    if t is None or not p.data.may_parse():
+        return False
+    tree = parse(sql)
+    where = tree.args.get("where") if isinstance(tree, exp.Update | exp.Delete) else None
+    if where is None:
+        return False
+    hidden = p.catalog.hidden_user_vars()
+    unset = {x.name.lower() for x in where.this.find_all(exp.Parameter)} - set(s.user_vars) - hidden
+    if p.profile.FIRST_NULL_READ_LOGGED and unset - s.read_vars:
+        s.read_vars |= unset
+        return False
+    cond = bind(where.this, s, hidden)
+    leading = {k.columns[0].lower() for k in t.keys if k.columns}
+    conjuncts = cond.flatten() if isinstance(cond, exp.And) else [cond]
+    return any(isinstance(c, exp.Expression) and _null_comparison(c, leading, t) for c in conjuncts)
+
+
+def _null_comparison(c: exp.Expression, leading: set[str], t: Table) -> bool:
+    def is_null(e: exp.Expression) -> bool:
+        return isinstance(e, exp.Null) or (isinstance(e, Known) and e.this[0] is None)
+
+    if isinstance(c, exp.Paren):
+        return _null_comparison(c.this, leading, t)
+    if isinstance(c, exp.In) and isinstance(c.this, exp.Column) and c.expressions and not c.args.get("query"):
+        return c.this.name.lower() in leading and all(is_null(e) for e in c.expressions)
+    if not isinstance(c, exp.EQ | exp.NEQ | exp.LT | exp.GT | exp.LTE | exp.GTE | exp.NullSafeEQ):
+        return False
+    for col, other in ((c.this, c.expression), (c.expression, c.this)):
+        if isinstance(col, exp.Column) and col.name.lower() in leading and is_null(other):
+            column = t.column(col.name)
+            return not isinstance(c, exp.NullSafeEQ) or (column is not None and not column.nullable)
+    return False
+
+
 def _watched(p: Predictor, info: StatementInfo, s: SessionState) -> bool:
     """Whether a table the statement writes is tracked: DataModel.watching, inlined for the hot path."""
     tables = p.data.tables
@@ -87,7 +131,7 @@ def parsed(p: Predictor, sql: str, s: SessionState) -> Parsed:
     tree = parse(sql)
     if not isinstance(tree, exp.Expression):
         return tree
-    tree = bind(tree, s)
+    tree = bind(tree, s, p.catalog.hidden_user_vars())
     return inline_functions(tree, p.function_text) if p.catalog.has_functions() else tree
 
 

@@ -70,6 +70,7 @@ class SessionState:
     name: str
     vars: dict[str, str]
     user_vars: dict[str, object] = field(default_factory=dict)  # @v -> its value (predictor/variables.py)
+    read_vars: set[str] = field(default_factory=set)  # never-set variables a statement compared (rows._impossible)
     last_insert_id: object = 0  # LAST_INSERT_ID(): 0 before any insert; evaluate.UNKNOWN when not known
     in_trx: bool = False  # a multi-statement transaction is open (BEGIN, or autocommit=0 after a statement)
     explicit: bool = False  # opened with BEGIN / START TRANSACTION

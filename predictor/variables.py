@@ -33,14 +33,17 @@ def assigned(tree: exp.Expression) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def bind(tree: exp.Expression, s: SessionState) -> exp.Expression:
-    """``tree`` with the session's known user variables and LAST_INSERT_ID() put in as values."""
-    if not s.user_vars and s.last_insert_id is UNKNOWN:
+def bind(tree: exp.Expression, s: SessionState, hidden: frozenset[str] | None = None) -> exp.Expression:
+    """``tree`` with the session's known user variables and LAST_INSERT_ID() put in as values. ``hidden``:
+    the variables a trigger or stored function may set; given, a variable the session never set and no such
+    body sets is NULL (else it is unknown)."""
+    if not s.user_vars and s.last_insert_id is UNKNOWN and hidden is None:
         return tree
 
     def put(x: exp.Expression) -> exp.Expression:
         if isinstance(x, exp.Parameter):
-            v = s.user_vars.get(x.name.lower(), UNKNOWN)
+            name = x.name.lower()
+            v = s.user_vars.get(name, UNKNOWN if hidden is None or name in hidden else None)
             return x if v is UNKNOWN else known(v, f"@{x.name}")
         if isinstance(x, exp.Anonymous) and x.name.upper() == "LAST_INSERT_ID" and not x.expressions:
             return x if s.last_insert_id is UNKNOWN else known(s.last_insert_id, "LAST_INSERT_ID()")
