@@ -75,17 +75,59 @@ def _created_table(sql: str) -> str | None:
     return info.targets[0].lower() if info.kind in _CREATES and info.targets else None
 
 
+class _Bodies:
+    """What the triggers and procedures created so far write: a statement writes its own tables, those its
+    triggers write and, for CALL, those the procedure's body writes (transitively)."""
+
+    def __init__(self) -> None:
+        self.triggers: dict[str, set[str]] = {}  # table -> tables its triggers' bodies write
+        self.procedures: dict[str, tuple[set[str], list[str]]] = {}  # name -> (tables written, procedures called)
+
+    def learn(self, sql: str) -> None:
+        info = analyze(sql)
+        if info.kind is Kind.CREATE_TRIGGER and info.targets:
+            self.triggers.setdefault(info.targets[0].lower(), set()).update(
+                w.table.lower() for b in info.body for w in b.writes)
+        elif info.kind is Kind.CREATE_ROUTINE and info.routine_kind == "PROCEDURE" and info.name:
+            self.procedures[info.name.lower()] = ({w.table.lower() for b in info.body for w in b.writes},
+                                                  [b.name.lower() for b in info.body if b.kind is Kind.CALL and b.name])
+
+    def written(self, sql: str) -> set[str]:
+        info = analyze(sql)
+        todo = written_tables(sql)
+        calls = [info.name.lower()] if info.kind is Kind.CALL and info.name else []
+        seen_calls: set[str] = set()
+        while calls:
+            name = calls.pop()
+            if name in seen_calls or name not in self.procedures:
+                continue
+            seen_calls.add(name)
+            tables, nested = self.procedures[name]
+            todo |= tables
+            calls += nested
+        out: set[str] = set()
+        while todo:
+            t = todo.pop()
+            if t not in out:
+                out.add(t)
+                todo |= self.triggers.get(t, set()) - out
+        return out
+
+
 def first_writers(statements: Sequence[Statement], tables: Iterable[str]) -> dict[str, Statement]:
-    """For each table, the first primary statement that wrote rows to it (falls back to its CREATE)."""
+    """For each table, the first primary statement that wrote rows to it, through its triggers and the
+    procedures it CALLs too (falls back to its CREATE)."""
     wanted = {t.lower() for t in tables}
     found: dict[str, Statement] = {}
     creates: dict[str, Statement] = {}
+    bodies = _Bodies()
     for st in statements:
         if not wanted - found.keys():
             break
         if st.replica_only:
             continue
-        for t in written_tables(st.sql) & wanted:
+        bodies.learn(st.sql)
+        for t in bodies.written(st.sql) & wanted:
             found.setdefault(t, st)
         created = _created_table(st.sql)
         if created in wanted:

@@ -119,6 +119,21 @@ def test_first_writer_falls_back_to_create() -> None:
     assert {t: st.seq for t, st in first_writers(wl.statements, ["a", "c"]).items()} == {"a": 0, "c": 1}
 
 
+def test_first_writer_through_triggers_and_procedures() -> None:
+    wl = parse_workload("""CREATE TABLE t (x INT);
+CREATE TABLE log (x INT);
+CREATE TABLE out1 (x INT);
+CREATE TRIGGER t_ai AFTER INSERT ON t FOR EACH ROW INSERT INTO log VALUES (NEW.x);
+CREATE PROCEDURE q() INSERT INTO out1 VALUES (1);
+CREATE PROCEDURE p() CALL q();
+SELECT 1;
+INSERT INTO t VALUES (1);
+CALL p();
+""")
+    found = {t: st.seq for t, st in first_writers(wl.statements, ["log", "out1"]).items()}
+    assert found == {"log": 7, "out1": 8}  # not their CREATE TABLEs (1, 2)
+
+
 def test_equal_rows_with_a_differing_checksum_are_not_a_divergence(pair: LocalPair,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """MariaDB's CHECKSUM TABLE now and then differs on a table with a generated column while every row is
