@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass, field, replace
 from enum import Enum
+from functools import cached_property
 
 from sqlglot import exp
 
@@ -138,6 +139,11 @@ class StatementInfo:
     @property
     def is_dml(self) -> bool:
         return self.kind in DML_KINDS
+
+    @cached_property
+    def write_names(self) -> tuple[str, ...]:
+        """The written tables' names, lower case (the data model's keys of base tables; hot path)."""
+        return tuple(w.table.lower() for w in self.writes)
 
 
 def analyze(sql: str) -> StatementInfo:

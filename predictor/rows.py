@@ -34,13 +34,16 @@ if TYPE_CHECKING:
 def with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, out: Outcome) -> Outcome:
     """What the rows of tracked tables decide: duplicate keys (1062, partial inserts, IGNORE'd rows) and the
     writes, updates and deletes of REPLACE and ON DUPLICATE KEY UPDATE."""
-    fired: dict[str, Changed | None] = {}
     prior = s.last_insert_id
-    if _may_generate_id(p, info, s):
+    kind = info.kind
+    if kind is Kind.UPDATE or kind is Kind.DELETE:
+        if not info.multi_table and _impossible(p, sql, info, s):
+            return replace(out, logged=False, stmt_cache=(), trx=(), row_writes=())
+    elif _may_generate_id(p, info, s):
         s.last_insert_id = UNKNOWN  # unless _write_rows follows the rows the statement wrote
-    if info.kind in (Kind.UPDATE, Kind.DELETE) and not info.multi_table and _impossible(p, sql, info, s):
-        return replace(out, logged=False, stmt_cache=(), trx=(), row_writes=())
-    out = _key_checks(p, sql, info, s, out, fired, prior)
+    fired: dict[str, Changed | None] = {}
+    if _watched(p, info, s):  # else nothing it writes is tracked (the common case of a big workload)
+        out = _key_checks(p, sql, info, s, out, fired, prior)
     if fired and all(c is not None for c in fired.values()) and all(
             w.table.lower() in fired or not _has_triggers(p, w.table, s) for w in info.writes):
         out = _idle_triggers(info, out, fired)
@@ -112,8 +115,10 @@ def _null_comparison(c: exp.Expression, leading: set[str], t: Table) -> bool:
 def _watched(p: Predictor, info: StatementInfo, s: SessionState) -> bool:
     """Whether a table the statement writes is tracked: DataModel.watching, inlined for the hot path."""
     tables = p.data.tables
-    for w in info.writes:
-        d = tables.get(s.ident(w.table) if s.temp_tables else w.table.lower())
+    if s.temp_tables:
+        return any((d := tables.get(s.ident(w.table))) is not None and d.tracked for w in info.writes)
+    for name in info.write_names:
+        d = tables.get(name)
         if d is not None and d.tracked:
             return True
     return False
@@ -163,8 +168,6 @@ def _idle_triggers(info: StatementInfo, out: Outcome, fired: dict[str, Changed |
 
 def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, out: Outcome,
                 fired: dict[str, Changed | None], prior: object) -> Outcome:
-    if not _watched(p, info, s):
-        return out  # nothing it writes is tracked (the common case of a big workload)
     if info.kind in (Kind.INSERT, Kind.REPLACE) and len(info.writes) == 1:
         return _write_rows(p, sql, info, s, out, fired, prior)
     untouched: list[bool] = []  # per written table: no row changed (or matched: MULTI_UPDATE_STMT_CACHE_WHEN)
