@@ -1,5 +1,6 @@
-"""IF branches in procedure bodies: at CALL time a body statement whose branch condition is known false
-(the CALL's arguments, a DEFAULT, a cursor row bound in) is not run.
+"""IF branches in procedure and trigger bodies: at CALL time a body statement whose branch condition is known
+false (the CALL's arguments, a DEFAULT, a cursor row bound in) is not run (``excluded``); an UPDATE trigger's
+statement in a branch no row can take, given the columns the UPDATE leaves alone, writes nothing (``never_taken``).
 
 Every branch of a body is analysed (predictor/analyze.py); each statement keeps the conditions that lead
 to it, ``IF c THEN a; ELSEIF d THEN b; ELSE e; END IF`` giving ``a`` (c holds), ``b`` (c fails, d holds)
@@ -10,12 +11,12 @@ not exclude anything: the statement runs, as before.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 from sqlglot import exp
 
+from predictor.dialect import RplayMySQL
 from predictor.evaluate import CannotEvaluate, value
-from predictor.parse import parse
+from predictor.parse import parse_expression
 from predictor.routines import Bindings, substitute
 
 
@@ -28,7 +29,7 @@ class Guard:
 def excluded(guards: tuple[Guard, ...], bindings: Bindings) -> bool:
     """Whether one of ``guards`` is known to send the CALL elsewhere."""
     for g in guards:
-        cond = _condition(g.condition)
+        cond = parse_expression(g.condition)
         if cond is None:
             continue
         try:
@@ -54,11 +55,6 @@ def _true(v: object) -> bool:
     return v != 0
 
 
-@lru_cache(maxsize=1024)
-def _condition(sql: str) -> exp.Expression | None:
-    tree = parse(f"SELECT {sql}")
-    return tree.expressions[0] if isinstance(tree, exp.Select) and len(tree.expressions) == 1 else None
-
 
 # ---- an UPDATE trigger's branches that no row can take ---------------------------------------------------
 
@@ -70,7 +66,7 @@ def never_taken(guards: tuple[Guard, ...], unchanged: frozenset[str]) -> bool:
     ``unchanged`` as they were (NEW.c is OLD.c): ``IF NOT (NEW.a <=> OLD.a)`` or ``IF NEW.a <> OLD.a`` when
     ``a`` is not assigned. Decided on the condition's shape alone, without rows."""
     for g in guards:
-        cond = _condition(g.condition)
+        cond = parse_expression(g.condition)
         if cond is None:
             continue
         v = _shape(cond.transform(lambda n: _old(n, unchanged)))
@@ -86,7 +82,7 @@ def _old(n: exp.Expression, unchanged: frozenset[str]) -> exp.Expression:
 
 
 def _same(a: exp.Expression, b: exp.Expression) -> bool:
-    return a.sql(dialect="mysql").lower() == b.sql(dialect="mysql").lower()
+    return a.sql(dialect=RplayMySQL).lower() == b.sql(dialect=RplayMySQL).lower()
 
 
 def _shape(e: exp.Expression) -> str:

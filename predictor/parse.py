@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from functools import lru_cache
 
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel, ParseError, TokenError
@@ -131,3 +132,11 @@ def parse(sql: str) -> Parsed:
     if len(results) > 1:
         return Unparsed(f"expected one statement, got {len(results)}")
     return results[0]
+
+
+@lru_cache(maxsize=1024)
+def parse_expression(sql: str) -> exp.Expression | None:
+    """An expression given as SQL text (a condition, a DEFAULT), parsed as ``SELECT <sql>``; None when it is
+    not one. The tree is shared: transform a copy."""
+    tree = parse(f"SELECT {sql}")
+    return tree.expressions[0] if isinstance(tree, exp.Select) and len(tree.expressions) == 1 else None

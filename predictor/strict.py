@@ -7,14 +7,11 @@ any mode (``CHECK_FAILED``, Profile.CHECK_VIOLATION_ERROR: 3819 on MySQL, 4025 o
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
-
-from sqlglot import exp
 
 from predictor.catalog import Generated, Table
 from predictor.codes import ER_BAD_NULL, ER_DATA_TOO_LONG
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, value
-from predictor.parse import parse
+from predictor.parse import parse_expression
 
 CHECK_FAILED = -1  # a CHECK constraint is false: the profile says which error
 
@@ -57,7 +54,7 @@ def _with_defaults(t: Table, row: Row) -> Row:
 def _check_fails(t: Table, row: Row) -> bool:
     """Whether a CHECK is false for ``row`` (NULL passes; unknown says nothing)."""
     for text in t.checks:
-        cond = _condition(text)
+        cond = parse_expression(text)
         if cond is None:
             continue
         try:
@@ -68,8 +65,3 @@ def _check_fails(t: Table, row: Row) -> bool:
             return True
     return False
 
-
-@lru_cache(maxsize=256)
-def _condition(sql: str) -> exp.Expression | None:
-    tree = parse(f"SELECT {sql}")
-    return tree.expressions[0] if isinstance(tree, exp.Select) and len(tree.expressions) == 1 else None
