@@ -34,7 +34,8 @@ PARSE_BUDGET = 150
 conformance workload needs a few dozen; a 100k-statement load test would spend more parsing than predicting,
 so once the budget is spent, changes that need a parse just stop the tracking of their table."""
 
-_INT_TYPES = frozenset({"INT", "INTEGER", "BIGINT", "SMALLINT", "TINYINT", "MEDIUMINT", "BIT", "YEAR"})
+_INT_TYPES = frozenset({"INT", "INTEGER", "BIGINT", "SMALLINT", "TINYINT", "MEDIUMINT", "BIT", "YEAR",
+                        "UINT", "UBIGINT", "USMALLINT", "UTINYINT", "UMEDIUMINT"})  # U...: UNSIGNED
 _CLOCK_TYPES = frozenset({"DATETIME", "TIMESTAMP"})  # hold a clock reading as it is (DATE: its day)
 
 

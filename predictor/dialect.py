@@ -129,6 +129,10 @@ class RplayTokenizer(MySQL.Tokenizer):
 class RplayParser(MySQLParser):
     """MySQL parser that bounds each simple statement at its `;` and knows MySQL's compound statements."""
 
+    # FLOAT UNSIGNED (deprecated, still accepted by both servers): sqlglot has no unsigned FLOAT type
+    SIGNED_TO_UNSIGNED_TYPE_TOKEN: ClassVar[dict[TokenType, TokenType]] = {
+        **MySQLParser.SIGNED_TO_UNSIGNED_TYPE_TOKEN, TokenType.FLOAT: TokenType.UDOUBLE}
+
     # Statements dispatched on the first word's text (their first token is often a plain VAR).
     RPLAY_STATEMENTS: ClassVar[dict[str, StatementParser]] = {
         "REPLACE": lambda self: self._parse_replace(),

@@ -199,3 +199,8 @@ RENAME TABLE a TO b, db1.c TO db2.d;
 -- expect: expressions.len = 2
 -- expect: expressions.1.expressions.0.db = db1
 -- expect: expressions.1.expressions.1.name = d
+
+-- title: CREATE TABLE with FLOAT UNSIGNED (sqlglot has no unsigned FLOAT)
+CREATE TABLE f (a FLOAT UNSIGNED, b FLOAT(7,2) UNSIGNED NOT NULL);
+-- expect: class = Create
+-- expect: this.expressions.0.kind.this = UDOUBLE
