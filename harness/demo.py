@@ -89,8 +89,9 @@ def run_cells(todo: Sequence[Cell], runs_dir: Path, server: str = "local:mariadb
                 pair = pairs[slot]
                 out = runs_dir / cell.path.parent.name / cell.path.stem / cell.label
                 try:
+                    # cache counters per statement: the binlog alone cannot tell every cache (Matrix.cache_stats)
                     run_workload(cell.workload, pair, dict(cell.session_vars), {}, out, server=str(spec),
-                                 reset=True)
+                                 reset=True, cache_stats=True)
                     with lock:
                         done += 1
                 except RplayError as e:

@@ -10,6 +10,7 @@ MATRIX.toml::
     binlog_row_image = ["FULL", "MINIMAL"]
     isolation = ["REPEATABLE-READ"]                  # optional, default: the server's
     timeout = 30                                     # optional, replica wait per cell (s)
+    cache_stats = true                               # optional: measure each statement's cache counters
     [session_vars]                                   # optional, applied to every session
     [server_opts]                                    # optional, passed to every pair
 """
@@ -66,6 +67,10 @@ class Matrix:
     session_vars: Mapping[str, str] = field(default_factory=dict)
     server_opts: Mapping[str, str] = field(default_factory=dict)
     timeout: float = 30.0
+    cache_stats: bool = True
+    """Measure Binlog_cache_use / Binlog_stmt_cache_use per statement: without them a COMMIT-ended group of
+    one statement is taken for the statement cache, and MariaDB ends a transaction that touched a temporary
+    table with COMMIT too (harness/binlog/README.md); with them the observed cache is the server's."""
 
     def cells(self) -> list[Cell]:
         """Grouped by server, so each server's pair serves all its cells in a row."""
@@ -122,7 +127,7 @@ def load_matrix(path: Path | str) -> Matrix:
     except tomllib.TOMLDecodeError as e:
         raise UsageError(f"{path}: not valid TOML: {e}") from None
     known = {"workloads", "servers", "binlog_format", "binlog_row_image", "isolation", "session_vars",
-             "server_opts", "timeout"}
+             "server_opts", "timeout", "cache_stats"}
     unknown = sorted(set(d) - known)
     if unknown:
         raise UsageError(f"{path}: unknown keys {', '.join(unknown)} (known: {', '.join(sorted(known))})")
@@ -133,13 +138,16 @@ def load_matrix(path: Path | str) -> Matrix:
     timeout = d.get("timeout", 30.0)
     if not isinstance(timeout, int | float) or timeout <= 0:
         raise UsageError(f"{path}: timeout must be a positive number of seconds")
+    cache_stats = d.get("cache_stats", True)
+    if not isinstance(cache_stats, bool):
+        raise UsageError(f"{path}: cache_stats must be true or false")
     return Matrix(
         workloads=_expand_workloads(_strings(d, "workloads", path), path.parent, path), servers=servers,
         binlog_formats=tuple(x.upper() for x in _strings(d, "binlog_format", path)),
         binlog_row_images=tuple(x.upper() for x in _strings(d, "binlog_row_image", path)),
         isolations=tuple(x.upper() if x else None for x in isolations),
         session_vars=_vars(d, "session_vars", path), server_opts=_vars(d, "server_opts", path),
-        timeout=float(timeout))
+        timeout=float(timeout), cache_stats=cache_stats)
 
 
 class MatrixProgress:
@@ -222,7 +230,7 @@ def run_matrix(matrix: Matrix, out: Path, *, log: Callable[[str], None] | None =
                         (cell_dir / DONE).unlink(missing_ok=True)
                         run_workload(workloads[c.workload], pair, c.session_vars(matrix.session_vars),
                                      matrix.server_opts, cell_dir, server=server, reset=True,
-                                     timeout=matrix.timeout)
+                                     timeout=matrix.timeout, cache_stats=matrix.cache_stats)
                         (cell_dir / DONE).write_text(json.dumps({
                             "workload": str(c.workload), "server": server, "binlog_format": c.binlog_format,
                             "binlog_row_image": c.binlog_row_image, "isolation": c.isolation}) + "\n")

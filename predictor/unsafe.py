@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from predictor.analyze import Kind, StatementInfo
+from predictor.analyze import SELF_SUBQUERY, Kind, StatementInfo
 from predictor.catalog import Table
 from predictor.context import Context
 from predictor.profiles import Profile
@@ -100,8 +100,12 @@ def write_autoinc_select(ctx: Context) -> bool:
     if not any(t.auto_increment is not None for t in _top_targets(ctx)):
         return False
     # a table read-locked only: one a trigger or function also writes is write-locked (seen on MariaDB 10.11)
-    written = {t.name.lower() for t in _top_targets(ctx)} | {u.table.name.lower() for u in ctx.access.writes}
-    return ctx.access.body_select or any(r.name.lower() not in written for r in ctx.access.reads) or (
+    targets = {t.name.lower() for t in _top_targets(ctx)}
+    written = targets | {u.table.name.lower() for u in ctx.access.writes}
+    # the statement reading its own target (INSERT ... SELECT FROM it, a subquery over it) opens it twice
+    self_read = SELF_SUBQUERY in ctx.info.extra or (
+        ctx.info.kind in _INSERTS and ctx.info.select_source and any(r.lower() in targets for r in ctx.info.reads))
+    return ctx.access.body_select or self_read or any(r.name.lower() not in written for r in ctx.access.reads) or (
         ctx.profile.FOREIGN_KEY_TABLES_LOCKED and _foreign_key_reads(ctx))
 
 
