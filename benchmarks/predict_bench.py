@@ -3,13 +3,13 @@
 Two workloads: (1) distinct statements — every statement text differs (its own table, columns and
 literals, so neither the text nor the template caches can help); (2) 100k statements drawn from 50
 templates with varying literals (template_key serves the analysis, autocommitted DML is replayed).
-Targets: ratio >= 1x on (1), >= 20x on (2). Both sides count CPU time (process_time), best of 3: on a
+Targets: ratio >= 1x on (1), >= 20x on (2). Both sides count CPU time (process_time), best of 5: on a
 shared machine wall time moves with the load far more. parse_one is timed on a 3000-statement sample,
 as parsing 100k statements alone takes minutes.
 
-Measured 2026-11-21 on the 2-core dev machine (load average 1.3-3), 9 runs: distinct 1.66-2.01x
-(predict ~7k stmt/s), templates 21.9-26.3x (predict 87-107k stmt/s, parse_one 3.7-4.4k stmt/s);
-before this work 1.3-1.5x and 5.7-7.9x. See predictor/PERFORMANCE.md.
+Measured 2026-11-21 (session 7) on the 2-core dev machine: distinct 4.0-4.6x (predict 15-18k stmt/s),
+templates 19.3-23.6x over 6 runs (predict 87-95k stmt/s, parse_one 3.8-4.5k stmt/s: most of the spread is
+parse_one's); the template figure's margin over 20x is thin. See predictor/PERFORMANCE.md.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def template_workload(n: int, templates: int = 50) -> list[str]:
             for tpl, k in (tpls[rnd.randrange(templates)] for _ in range(n))]
 
 
-def predict_rate(stmts: list[str], tables: int, repeat: int = 3) -> float:
+def predict_rate(stmts: list[str], tables: int, repeat: int = 5) -> float:
     text = "\n".join(schema(tables) + [s + ";" for s in stmts])
     w = parse_workload(text)
     best = float("inf")
@@ -77,7 +77,7 @@ def predict_rate(stmts: list[str], tables: int, repeat: int = 3) -> float:
     return len(w.statements) / best
 
 
-def parse_rate(stmts: list[str], sample: int, repeat: int = 3) -> float:
+def parse_rate(stmts: list[str], sample: int, repeat: int = 5) -> float:
     part = stmts[:sample]
     best = float("inf")
     for _ in range(repeat):
