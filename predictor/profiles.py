@@ -164,8 +164,9 @@ class Profile:
     6414, "Combining the storage engines MyISAM and InnoDB is deprecated")."""
     GTID_TEMP_IN_TRX_ERROR: ClassVar[int] = 1787
     """Error for CREATE/DROP TEMPORARY TABLE inside a transaction under enforce_gtid_consistency."""
-    SAVEPOINT_NEEDS_CACHE: ClassVar[bool] = False
-    """MySQL 9.7: a SAVEPOINT is written only when the transaction cache already holds something."""
+    SAVEPOINT_NEEDS_CACHE: ClassVar[bool] = True
+    """A SAVEPOINT is written only when the transaction cache already holds something (MySQL 9.7, MariaDB
+    10.11 and 11.8: fixtures/seeds/003_logging_rules/savepoints.sql)."""
     DEPRECATED_AT_RUN: ClassVar[frozenset[str]] = frozenset()
     """Functions that warn 1287 each time they are executed."""
     INNODB_ROW_ONLY_WARNING: ClassVar[int] = 1015
@@ -281,7 +282,6 @@ class MySQL97(MySQL84):
     PROCEDURE's body nor when the procedure runs (fixtures/workloads/warehouse_app.sql)."""
     COMBINED_ENGINES_WARNING = 6414
     GTID_TEMP_IN_TRX_ERROR = 3748
-    SAVEPOINT_NEEDS_CACHE = True
     DEPRECATED_AT_RUN = frozenset({"MASTER_POS_WAIT"})
     """Seen on 9.7.4: MASTER_POS_WAIT() warns 1287 when it runs (also inside a called routine or trigger)."""
 
