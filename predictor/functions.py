@@ -1,5 +1,6 @@
 """The few SQL functions whose values the data model computes: the string and NULL-handling functions
-applications build keys and flags with (``LOWER(CONCAT(first, '.', last, '@corp'))``, ``COALESCE(x, 0)``).
+applications build keys and flags with (``LOWER(CONCAT(first, '.', last, '@corp'))``, ``COALESCE(x, 0)``,
+``LPAD(id, 6, '0')``, ``LEFT(code, 3)``, ``REPEAT('x', n)``).
 
 Strings are held case-folded and right-trimmed (predictor/evaluate.py), so LOWER / UPPER return their
 argument as a ``Recased`` string (it compares equal, but writing it may change the row: ``SET v = UPPER(v)``),
@@ -94,7 +95,76 @@ def _recase(e: exp.Expression, ev: Eval) -> Value:
     return UNKNOWN if text is None else Recased(text)
 
 
+_MAX_BUILT = 100_000  # longer built strings are not followed (cost, not meaning)
+
+
+def _count(v: Value) -> int | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, str) and v.lstrip("-").isdigit():
+        return int(v)
+    return None
+
+
+def _repeat(e: exp.Expression, ev: Eval) -> Value:
+    v, n = ev(e.this), ev(e.args["times"]) if e.args.get("times") is not None else None
+    if v is None or n is None:
+        return None
+    text, times = _text(v), _count(n)
+    if text is None or times is None or len(text) * max(times, 0) > _MAX_BUILT:
+        return UNKNOWN
+    return _like([v], (text * max(times, 0)).rstrip(" "))
+
+
+def _pad(e: exp.Expression, ev: Eval) -> Value:
+    v, n = ev(e.this), ev(e.expression)
+    fill = ev(e.args["fill_pattern"]) if e.args.get("fill_pattern") is not None else " "
+    if v is None or n is None or fill is None:
+        return None
+    text, width, pad = _text(v), _count(n), _text(fill)
+    if text is None or width is None or pad is None or width > _MAX_BUILT:
+        return UNKNOWN
+    if width < 0:
+        return None
+    if len(text) >= width:
+        return _like([v], text[:width].rstrip(" "))
+    if not pad:
+        return None
+    filler = (pad * (width - len(text)))[: width - len(text)]
+    out = filler + text if e.args.get("is_left") else text + filler
+    return _like([v, fill], out.rstrip(" "))
+
+
+def _left_right(e: exp.Expression, ev: Eval) -> Value:
+    v, n = ev(e.this), ev(e.expression)
+    if v is None or n is None:
+        return None
+    text, count = _text(v), _count(n)
+    if text is None or count is None:
+        return UNKNOWN
+    if count <= 0:
+        return ""
+    return _like([v], (text[:count] if isinstance(e, exp.Left) else text[-count:]).rstrip(" "))
+
+
+def _substring(e: exp.Expression, ev: Eval) -> Value:
+    v, p = ev(e.this), ev(e.args["start"]) if e.args.get("start") is not None else None
+    length = ev(e.args["length"]) if e.args.get("length") is not None else len(str(v or ""))
+    if v is None or p is None or length is None:
+        return None
+    text, start, count = _text(v), _count(p), _count(length)
+    if text is None or start is None or count is None:
+        return UNKNOWN
+    if start == 0 or count <= 0 or abs(start) > len(text):
+        return ""
+    begin = start - 1 if start > 0 else len(text) + start
+    return _like([v], text[begin:begin + count].rstrip(" "))
+
+
 _FUNCTIONS: dict[type[exp.Expression], Callable[[exp.Expression, Eval], Value]] = {
     exp.Concat: _concat, exp.ConcatWs: _concat_ws, exp.Replace: _replace, exp.Coalesce: _coalesce, exp.Trim: _trim,
-    exp.Lower: _recase, exp.Upper: _recase,
+    exp.Lower: _recase, exp.Upper: _recase, exp.Repeat: _repeat, exp.Pad: _pad, exp.Left: _left_right,
+    exp.Right: _left_right, exp.Substring: _substring,
 }
