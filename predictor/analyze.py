@@ -5,6 +5,7 @@ variables it uses, its flags. No catalog, no session: the result is cached per s
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import cached_property
@@ -517,7 +518,7 @@ def _create(tree: exp.Create) -> StatementInfo:
                                  targets=(name,), name=name, select_source=True, limit=sel.limit)
         return StatementInfo(Kind.CREATE_TABLE, temporary=temporary, if_not_exists=exists, table_def=table,
                              engine=engine, targets=(name,), name=name,
-                             extra=(DEPRECATED_SYNTAX,) if _deprecated_syntax(tree.this) else ())
+                             extra=_deprecated_syntax(tree.this.expressions if isinstance(tree.this, exp.Schema) else ()))
     if kind == "VIEW":
         view_sel = _select(tree.expression) if tree.expression is not None else None
         if view_sel is not None and not isinstance(tree.this, exp.Schema):  # no column list: names from the SELECT
@@ -560,19 +561,18 @@ _UNSIGNED_FRACTIONS = frozenset({exp.DataType.Type.UDECIMAL, exp.DataType.Type.U
 _FLOATS = frozenset({exp.DataType.Type.FLOAT, exp.DataType.Type.DOUBLE})
 
 
-def _deprecated_syntax(schema: exp.Expression | None) -> bool:
-    """A column type MySQL 9.7 warns about (1681): an integer display width (TINYINT(1) included), UNSIGNED
-    on DECIMAL / FLOAT / DOUBLE, FLOAT(M,D) / DOUBLE(M,D) (fixtures/seeds/003_logging_rules/ddl_warnings.sql)."""
-    if not isinstance(schema, exp.Schema):
-        return False
-    for col in schema.expressions:
+def _deprecated_syntax(columns: Iterable[exp.Expression]) -> tuple[str, ...]:
+    """(DEPRECATED_SYNTAX,) when a column type is one MySQL 9.7 warns about (1681) in CREATE or ALTER TABLE:
+    an integer display width (TINYINT(1) included), UNSIGNED on DECIMAL / FLOAT / DOUBLE, FLOAT(M,D) /
+    DOUBLE(M,D) (fixtures/seeds/003_logging_rules/ddl_warnings.sql)."""
+    for col in columns:
         t = col.args.get("kind") if isinstance(col, exp.ColumnDef) else None
         if not isinstance(t, exp.DataType):
             continue
         params = len(t.expressions or ())
         if (t.this in _INTEGERS and params) or t.this in _UNSIGNED_FRACTIONS or (t.this in _FLOATS and params == 2):
-            return True
-    return False
+            return (DEPRECATED_SYNTAX,)
+    return ()
 
 
 ONE_ROW = "one row"  # StatementInfo.extra of a SELECT that returns a row even from empty tables
@@ -624,7 +624,7 @@ def _alter(tree: exp.Alter) -> StatementInfo:
             dropped.append(_name(a.this))
     return StatementInfo(Kind.ALTER_TABLE, targets=(_name(tree.this),), engine=engine,
                          added_columns=tuple(added), dropped_columns=tuple(dropped), added_keys=tuple(keys),
-                         drops_primary_key=drop_pk)
+                         drops_primary_key=drop_pk, extra=_deprecated_syntax(tree.args.get("actions") or ()))
 
 
 def _assignments(tree: exp.Set) -> StatementInfo:

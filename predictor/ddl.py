@@ -60,10 +60,14 @@ def _gtid_temp_error(p: Predictor, s: SessionState) -> bool:
     return p.profile.enforce_gtid and s.in_trx and s.binlog_format == "STATEMENT"
 
 
-def handle_create_table(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
-    name = info.name or ""
+def _warn_deprecated(p: Predictor, b: Builder, info: StatementInfo) -> None:
     if p.profile.DEPRECATED_SYNTAX_WARNING and DEPRECATED_SYNTAX in info.extra:
         b.warnings.add(p.profile.DEPRECATED_SYNTAX_WARNING)
+
+
+def handle_create_table(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    name = info.name or ""
+    _warn_deprecated(p, b, info)
     engine = info.engine or (p.profile.DEFAULT_TMP_ENGINE if info.temporary else p.profile.DEFAULT_ENGINE)
     if info.kind is Kind.CREATE_TABLE_LIKE:
         src = lookup(info.like or "", p.catalog, s)
@@ -248,6 +252,7 @@ def handle_alter(p: Predictor, b: Builder, info: StatementInfo, s: SessionState)
     if t is None:
         b.error = ER_NO_SUCH_TABLE
         return
+    _warn_deprecated(p, b, info)
     gone = {d.lower() for d in info.dropped_columns}
     cols = tuple(c for c in t.columns if c.name.lower() not in gone) + info.added_columns
     keys = tuple(k for k in t.keys if not (info.drops_primary_key and k.kind is KeyKind.PRIMARY)
