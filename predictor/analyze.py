@@ -518,7 +518,8 @@ def _create(tree: exp.Create) -> StatementInfo:
                                  targets=(name,), name=name, select_source=True, limit=sel.limit)
         return StatementInfo(Kind.CREATE_TABLE, temporary=temporary, if_not_exists=exists, table_def=table,
                              engine=engine, targets=(name,), name=name,
-                             extra=_deprecated_syntax(tree.this.expressions if isinstance(tree.this, exp.Schema) else ()))
+                             extra=_deprecated_syntax(tree.this.expressions if isinstance(tree.this, exp.Schema)
+                                                      else ()))
     if kind == "VIEW":
         view_sel = _select(tree.expression) if tree.expression is not None else None
         if view_sel is not None and not isinstance(tree.this, exp.Schema):  # no column list: names from the SELECT

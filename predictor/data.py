@@ -21,7 +21,7 @@ from predictor.catalog import Generated, Table
 from predictor.codes import ER_DUP_ENTRY
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, Value, opaque, truth, value
 from predictor.moments import Moment, same_second
-from predictor.query import Source
+from predictor.query import Source, filtered
 from predictor.strict import violation
 from predictor.values import Recased
 
@@ -137,9 +137,26 @@ class TableData:
                 del self.index[k][tup]
         self.rows[pos] = None
 
-    def set_unknown(self, columns: Sequence[str]) -> None:
+    def set_unknown(self, columns: Sequence[str], positions: set[int] | None = None) -> None:
+        """``columns`` of the rows at ``positions`` (None: all rows) are no longer known."""
         unknown = dict.fromkeys((c.lower() for c in columns), UNKNOWN)
-        self.rows = [r | unknown if r is not None else None for r in self.rows]  # new rows: copies share them
+        self.rows = [r | unknown if r is not None and (positions is None or i in positions) else r
+                     for i, r in enumerate(self.rows)]  # new rows: copies share them
+
+
+def _maybe(d: TableData, where: exp.Expression) -> set[int]:
+    """Positions of the rows ``where`` selects or may select (it cannot be evaluated on them)."""
+    out: set[int] = set()
+    for i, r in enumerate(d.rows):
+        if r is None:
+            continue
+        try:
+            if not truth(where, r):
+                continue
+        except CannotEvaluate:
+            pass
+        out.add(i)
+    return out
 
 
 POSITION = "#pos"  # a row's place in TableData.rows, in rows given to a multi-table DELETE / UPDATE
@@ -235,7 +252,7 @@ class DataModel:
                 rows = sorted(rows, key=lambda r: tuple(r[c] for c in d.keys[0]))
             except (TypeError, KeyError):
                 pass
-        return Source(d.columns, rows)
+        return Source(d.columns, rows, d.keys)
 
     def write(self, t: Table, rows: Sequence[Row], mode: Mode, commit: bool,
               assignments: Sequence[tuple[str, exp.Expression]] = (), has_delete_trigger: bool = False,
@@ -275,8 +292,9 @@ class DataModel:
             d.next_auto = work.next_auto  # InnoDB does not give back auto-increment values
         return out
 
-    def changed_columns(self, t: Table, columns: Sequence[str]) -> None:
-        """An UPDATE wrote ``columns`` of some rows: their values are no longer known."""
+    def changed_columns(self, t: Table, columns: Sequence[str], where: exp.Expression | None = None) -> None:
+        """An UPDATE wrote ``columns`` of some rows: their values are no longer known, in the rows ``where``
+        may select (all rows when None, or when it cannot be evaluated on keys)."""
         d = self.tracked(t)
         if d is None:
             return
@@ -284,7 +302,7 @@ class DataModel:
         if any(c in low for k in d.keys for c in k):
             d.tracked = False
         else:
-            d.set_unknown(sorted(low))
+            d.set_unknown(sorted(low), _maybe(d, where) if where is not None else None)
 
     def delete_where(self, t: Table, where: exp.Expression | None, limit: int | None = None,
                      positions: Sequence[int] | None = None, pairs: list[Pair] | None = None,
@@ -329,7 +347,7 @@ class DataModel:
         try:
             hit = self._matching(t, d, where, limit, order) if positions is None else sorted(set(positions))
         except CannotEvaluate:
-            self.changed_columns(t, cols)
+            self.changed_columns(t, cols, where if limit is None and positions is None else None)
             return None
         keys = {c for k in d.keys for c in k}
         moved = [c.lower() for c, e in assignments if not _keeps(e, c)]  # SET v = v + 0 changes nothing
@@ -381,7 +399,10 @@ class DataModel:
             except TypeError:
                 if limit is not None:
                     raise CannotEvaluate("scan order of unknown keys") from None
-        hit = [i for i in scan if where is None or truth(where, d.rows[i])]  # type: ignore[arg-type]
+        if where is not None:
+            chosen = {id(r) for r in filtered([d.rows[i] for i in scan], where, d.keys)}  # type: ignore[misc]
+            scan = [i for i in scan if id(d.rows[i]) in chosen]
+        hit = scan
         if limit is None or limit < 0 or len(hit) <= limit:
             return hit
         if order:

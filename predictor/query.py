@@ -25,6 +25,7 @@ class Source:
 
     columns: tuple[str, ...]
     rows: Sequence[Row]
+    keys: tuple[tuple[str, ...], ...] = ()  # its unique keys, for ``filtered``
 
 
 Sources = Callable[[str], Source | None]
@@ -57,6 +58,39 @@ def matching_rows(tables: exp.Expression, joins: Sequence[exp.Expression], where
         return [r for r in _joined(tables, joins, sources) if condition is None or truth(condition, r)]
     except (CannotEvaluate, RecursionError):
         return None
+
+
+def filtered(rows: Sequence[Row], condition: exp.Expression, keys: Sequence[tuple[str, ...]] = ()) -> list[Row]:
+    """The rows ``condition`` selects, in order; raises CannotEvaluate when it cannot be said for a row, unless
+    the condition pins a unique key (``code = 'X' AND ...``) and another row surely matches: the row that
+    cannot be evaluated would hold the same key."""
+    sure: list[Row] = []
+    unsure = False
+    for r in rows:
+        try:
+            if truth(condition, r):
+                sure.append(r)
+        except CannotEvaluate:
+            unsure = True
+    if unsure and not (sure and pins_key(condition, keys)):
+        raise CannotEvaluate("condition on an unknown value")
+    return sure
+
+
+def pins_key(condition: exp.Expression, keys: Sequence[tuple[str, ...]]) -> bool:
+    """Whether ``condition`` is ``k1 = v1 AND k2 = v2 AND ...`` (and more) over every column of one of
+    ``keys``, each ``v`` free of columns."""
+    if not keys:
+        return False
+    pinned: set[str] = set()
+    for c in condition.flatten() if isinstance(condition, exp.And) else (condition,):
+        c = c.unnest()
+        if not isinstance(c, exp.EQ | exp.NullSafeEQ):
+            continue
+        for col, other in ((c.this, c.expression), (c.expression, c.this)):
+            if isinstance(col, exp.Column) and not any(isinstance(n, exp.Column | exp.Query) for n in other.walk()):
+                pinned.add(col.name.lower())
+    return any(set(k) <= pinned for k in keys)
 
 
 def resolved(e: exp.Expression, sources: Sources) -> exp.Expression:
@@ -99,11 +133,13 @@ def _query(q: exp.Expression, sources: Sources) -> Result:
         if q.args.get(arg):
             raise CannotEvaluate(f"SELECT with {arg}")
     frm = q.args.get("from_") or q.args.get("from")
-    rows: list[Row] = list(_joined(frm.this, q.args.get("joins") or (), sources)) if frm is not None else [{}]
+    joins = q.args.get("joins") or ()
+    rows: list[Row] = list(_joined(frm.this, joins, sources)) if frm is not None else [{}]
     where = q.args.get("where")
     if where is not None:
-        filtered = resolved(where.this, sources)
-        rows = [r for r in rows if truth(filtered, r)]
+        single = frm.this if frm is not None and not joins and isinstance(frm.this, exp.Table) else None
+        src = sources(single.name) if single is not None else None
+        rows = filtered(rows, resolved(where.this, sources), src.keys if src is not None else ())
     items = [resolved(e, sources) for e in q.expressions]
     names = _names(items, frm, sources)
     group = q.args.get("group")
