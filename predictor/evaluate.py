@@ -85,8 +85,9 @@ _CMP_OPS: dict[type[exp.Expression], str] = {
 
 
 def opaque(v: Value) -> bool:
-    """Whether equality cannot be decided on ``v`` (an unknown value, or a clock reading)."""
-    return v is UNKNOWN or isinstance(v, Moment)
+    """Whether equality cannot be decided on ``v``: an unknown value, or a clock reading other than a date a
+    known number of days from today (predictor/moments.py)."""
+    return v is UNKNOWN or (isinstance(v, Moment) and v.day is None)
 
 
 def clock_reading(e: object) -> Moment | None:

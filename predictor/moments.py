@@ -11,6 +11,13 @@ an equal-looking one (``ON DUPLICATE KEY UPDATE fetched = NOW()`` over a row ins
 the row. A replay runs a small workload within a second or two, so ``same_second`` says yes, it is the
 same value, and row format logs nothing for it (seen on MariaDB 10.11 with ledger_app). A workload that
 sleeps between the two gets a row event the prediction did not expect.
+
+A second bet is made for dates: every CURDATE() of a replay is the same day (a run does not cross
+midnight), so a reading's ``day`` (its exact offset from today, in days and months: ``CURDATE() + INTERVAL 1
+DAY``, ``NOW() - INTERVAL 1 MONTH`` stored in a DATE column) decides equality and order between dates:
+``stat_date = CURDATE()`` holds for a row written with CURDATE(), a unique key (device, CURDATE()) clashes
+with itself, ``check_out > check_in`` holds for ``CURDATE() + INTERVAL 2 DAY`` over ``CURDATE()``
+(hotel_app, fleet_app).
 """
 
 from __future__ import annotations
@@ -21,22 +28,42 @@ HORIZON = 6 * 3600.0  # seconds: a replay lasts less than this
 _DAY = 86400.0
 
 
-@dataclass(frozen=True, slots=True)
+Offset = tuple[int, int]  # (seconds, months) from the reading of the local clock
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class Moment:
-    """A clock reading: somewhere in [lo, hi] seconds after the run began."""
+    """A clock reading: somewhere in [lo, hi] seconds after the run began. ``now``: its exact offset from
+    NOW() (local time); ``day``: its exact offset from CURDATE(), when it is a date (see the module)."""
 
     lo: float
     hi: float
+    now: Offset | None = None
+    day: Offset | None = None
+    date: bool = False  # a DATE value (CURDATE(), a date + INTERVAL n DAY), else a DATETIME
 
     def shifted(self, lo: float, hi: float) -> Moment:
-        return Moment(self.lo + lo, self.hi + hi)
+        return Moment(self.lo + lo, self.hi + hi, date=self.date)
 
     def as_date(self) -> Moment:
         """Stored in a DATE column: midnight of its day, up to a day earlier."""
-        return Moment(self.lo - _DAY, self.hi)
+        if self.day is not None:
+            return self
+        whole = self.now is not None and self.now[0] % _DAY == 0
+        return Moment(self.lo - _DAY, self.hi, day=self.now if whole else None, date=True)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Moment):
+            return NotImplemented
+        if self.day is not None or other.day is not None:
+            return self.day == other.day
+        return (self.lo, self.hi, self.now) == (other.lo, other.hi, other.now)
+
+    def __hash__(self) -> int:
+        return hash(self.day) if self.day is not None else hash((self.lo, self.hi, self.now))
 
 
-_NOW = Moment(0.0, HORIZON)
+_NOW = Moment(0.0, HORIZON, now=(0, 0))
 _TODAY = _NOW.as_date()
 # the clock functions, by upper-case name; UTC is up to 14 hours either side of the server's time zone
 CLOCK: dict[str, Moment] = {
@@ -53,17 +80,29 @@ UNITS: dict[str, tuple[float, float]] = {
 }
 
 
+_MONTHS = {"MONTH": 1, "QUARTER": 3, "YEAR": 12}
+
+
 def shift(m: Moment, count: int, unit: str) -> Moment | None:
     """``m + INTERVAL count unit`` (count may be negative); None for a unit we do not know."""
-    span = UNITS.get(unit.upper().removesuffix("S"))
+    name = unit.upper().removesuffix("S")
+    span = UNITS.get(name)
     if span is None:
         return None
     a, b = count * span[0], count * span[1]
-    return m.shifted(min(a, b), max(a, b))
+    out = m.shifted(min(a, b), max(a, b))
+    months = count * _MONTHS.get(name, 0)
+    seconds = 0 if months else int(count * span[0])
+    now = (m.now[0] + seconds, m.now[1] + months) if m.now is not None else None
+    day = (m.day[0] + seconds, m.day[1] + months) if m.day is not None and seconds % _DAY == 0 else None
+    return Moment(out.lo, out.hi, now=now, day=day, date=m.date and (months != 0 or seconds % _DAY == 0))
 
 
 def compare(a: Moment, b: Moment, op: str) -> bool | None:
     """``a op b`` for op in < <= > >= = <>, or None when the ranges leave it open."""
+    told = _by_day(a.day, b.day, op) if a.day is not None and b.day is not None else None
+    if told is not None:
+        return told
     if op in (">", ">="):
         a, b, op = b, a, "<" if op == ">" else "<="
     if op == "<":
@@ -74,6 +113,16 @@ def compare(a: Moment, b: Moment, op: str) -> bool | None:
     if op == "=":
         return False if apart else None
     return True if apart else None
+
+
+def _by_day(a: Offset, b: Offset, op: str) -> bool | None:
+    """Two dates by their offsets from today: equal or not always; ordered when the months agree."""
+    if op in ("=", "<>"):
+        return (a == b) == (op == "=")
+    if a[1] != b[1]:
+        return None
+    x, y = a[0], b[0]
+    return {"<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y}.get(op)
 
 
 def same_second(a: Moment, b: Moment) -> bool:

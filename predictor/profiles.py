@@ -133,6 +133,9 @@ class Profile:
     run and logged all the same (the next ones are not; fixtures/seeds/003_logging_rules/impossible_where.sql)."""
     CHECK_VIOLATION_ERROR: ClassVar[int] = 3819
     """A row that makes a CHECK constraint false (MariaDB: 4025, ER_CONSTRAINT_FAILED)."""
+    TIME_DROPPED_NOTE: ClassVar[int] = 1292
+    """The note a DATETIME (NOW()) written into a DATE column gets, in any sql_mode (MariaDB: 1265, "Data
+    truncated"; fixtures/seeds/003_logging_rules/clock_dates.sql)."""
     ROUTINE_ERROR_NOTE: ClassVar[int | None] = None
     """MariaDB: the note (4094, "At line N in db.proc") next to an error a CALLed procedure's statement raised
     (fixtures/seeds/003_logging_rules/cursor_loops.sql)."""
@@ -324,6 +327,7 @@ class MariaDB1011(Profile):
     BAD_NULL_NOTE = 1105
     ROUTINE_ERROR_NOTE = 4094
     CHECK_VIOLATION_ERROR = 4025
+    TIME_DROPPED_NOTE = 1265
     FIRST_NULL_READ_LOGGED = True
     INNODB_ROW_ONLY_WARNING = 1030
     BINLOG_FORMAT_WITH_TEMP_ERROR = None

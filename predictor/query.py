@@ -17,6 +17,7 @@ from sqlglot import exp
 
 from predictor.dialect import RplayMySQL
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, Value, known, opaque, truth, value
+from predictor.moments import Moment
 
 
 @dataclass(frozen=True)
@@ -287,7 +288,7 @@ def _aggregate(f: exp.AggFunc, group: list[Row]) -> Value:
     if not present:
         return None
     if isinstance(f, exp.Max | exp.Min):
-        if len({type(v) for v in present}) != 1:
+        if len({type(v) for v in present}) != 1 or isinstance(present[0], Moment):
             raise CannotEvaluate("MIN/MAX across types")
         return max(present) if isinstance(f, exp.Max) else min(present)  # type: ignore[type-var]
     if not all(isinstance(v, int) for v in present):

@@ -23,7 +23,7 @@ from predictor.query import Source, matching_rows, resolved, select_rows
 from predictor.resolve import lookup
 from predictor.routines import UNKNOWN_NAME, inline_functions
 from predictor.session import Piece, SessionState
-from predictor.strict import CHECK_FAILED, violation
+from predictor.strict import CHECK_FAILED, time_dropped, violation
 from predictor.triggers import Changed
 from predictor.variables import bind
 
@@ -337,6 +337,8 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
         return out
     else:
         rows, mode = fast, Mode.IGNORE if info.ignore else Mode.INSERT
+    if time_dropped(t, rows):
+        out = replace(out, warnings=out.warnings | {p.profile.TIME_DROPPED_NOTE})
     bad = violation(t, rows) if mode is not Mode.IGNORE else None
     if bad is not None and (trans or bad[1] == 0):
         s.last_insert_id = prior

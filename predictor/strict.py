@@ -11,9 +11,17 @@ from collections.abc import Sequence
 from predictor.catalog import Generated, Table
 from predictor.codes import ER_BAD_NULL, ER_DATA_TOO_LONG
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, value
+from predictor.moments import Moment
 from predictor.parse import parse_expression
 
 CHECK_FAILED = -1  # a CHECK constraint is false: the profile says which error
+
+
+def time_dropped(t: Table, rows: Sequence[Row]) -> bool:
+    """Whether a row gives a DATE column a clock reading with a time of day (NOW()): the server notes it
+    (Profile.TIME_DROPPED_NOTE) and stores the day."""
+    dates = [c.name.lower() for c in t.columns if c.type.upper().split("(")[0] == "DATE"]
+    return any(isinstance(v := r.get(c), Moment) and not v.date for r in rows for c in dates)
 
 
 def violation(t: Table, rows: Sequence[Row], full: Sequence[Row] | None = None) -> tuple[int, int] | None:
