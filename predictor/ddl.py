@@ -124,10 +124,11 @@ def handle_create_select(p: Predictor, b: Builder, info: StatementInfo, s: Sessi
     sources: list[Table] = []
     for r in info.reads:
         t = lookup(r, p.catalog, s)
-        if t is None:
+        if t is None and p.catalog.view(r) is None:
             b.error = ER_NO_SUCH_TABLE
             return
-        sources.append(t)
+        if t is not None:
+            sources.append(t)  # a view's columns: their types are not looked up
     for out_name in info.select.columns if info.select else ():
         if out_name == "*":
             for t in sources:
