@@ -131,6 +131,8 @@ class StatementInfo:
     chain: bool = False
     added_columns: tuple[Column, ...] = ()
     dropped_columns: tuple[str, ...] = ()
+    changed_columns: tuple[tuple[str, Column | str], ...] = ()  # ALTER ... MODIFY / CHANGE (old name, new
+    #   definition) and RENAME COLUMN (old name, new name)
     added_keys: tuple[Key, ...] = ()  # ALTER TABLE ... ADD PRIMARY KEY / UNIQUE / INDEX
     drops_primary_key: bool = False
     unknown_reason: str | None = None
@@ -608,6 +610,7 @@ def _alter(tree: exp.Alter) -> StatementInfo:
     engine, _, _ = _properties(tree)
     added: list[Column] = []
     dropped: list[str] = []
+    changed: list[tuple[str, Column | str]] = []
     keys: list[Key] = []
     drop_pk = False
     for a in tree.args.get("actions") or []:
@@ -623,8 +626,16 @@ def _alter(tree: exp.Alter) -> StatementInfo:
             engine = _name(a.this)
         elif isinstance(a, exp.Drop) and str(a.args.get("kind") or "COLUMN").upper() == "COLUMN":
             dropped.append(_name(a.this))
+        elif isinstance(a, exp.ModifyColumn) and isinstance(a.this, exp.ColumnDef):
+            col, col_keys = _column_def(a.this)
+            frm = a.args.get("rename_from")
+            changed.append((frm.name if isinstance(frm, exp.Identifier) else col.name, col))
+            keys.extend(col_keys)
+        elif isinstance(a, exp.RenameColumn) and isinstance(a.args.get("to"), exp.Column):
+            changed.append((a.this.name, a.args["to"].name))
     return StatementInfo(Kind.ALTER_TABLE, targets=(_name(tree.this),), engine=engine,
                          added_columns=tuple(added), dropped_columns=tuple(dropped), added_keys=tuple(keys),
+                         changed_columns=tuple(changed),
                          drops_primary_key=drop_pk, extra=_deprecated_syntax(tree.args.get("actions") or ()))
 
 

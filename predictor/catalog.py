@@ -163,6 +163,7 @@ class Catalog:
     routines: dict[str, Routine] = field(default_factory=dict)
     views: dict[str, View] = field(default_factory=dict)
     version: int = 0  # bumped on every change: keys cached decisions
+    columns_unsure: bool = False  # a statement the predictor could not read may have changed some table's columns
     _hidden: tuple[int, frozenset[str]] = (-1, frozenset())
 
     def table(self, name: str) -> Table | None:

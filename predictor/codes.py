@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 ER_BAD_NULL = 1048
+ER_BAD_FIELD = 1054
 ER_DUP_ENTRY = 1062
 ER_TABLE_EXISTS = 1050
 ER_BAD_TABLE = 1051

@@ -409,14 +409,16 @@ class DataModel:
             return _first_ordered(hit, d, order, limit)
         return hit[:limit]
 
-    def rekey(self, old: Table, new: Table) -> bool:
-        """ALTER TABLE changed columns or keys: carry the rows over; False when they now clash (1062)."""
+    def rekey(self, old: Table, new: Table, renames: Mapping[str, str] | None = None) -> bool:
+        """ALTER TABLE changed columns or keys: carry the rows over (``renames``: old -> new column name);
+        False when they now clash (1062)."""
         d = self.tracked(old)
         if d is None:
             self.forget(new.ident)
             return True
-        rows = [{c: r.get(c, UNKNOWN) for c in (x.name.lower() for x in new.columns) if c in r}
-                for r in d.live()]
+        back = {n: o for o, n in (renames or {}).items()}
+        rows = [{c: r.get(back.get(c, c), UNKNOWN) for c in (x.name.lower() for x in new.columns)
+                 if back.get(c, c) in r} for r in d.live()]
         self.create(new)
         nd = self.tables[new.ident]
         try:

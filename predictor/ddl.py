@@ -12,6 +12,7 @@ from predictor.analyze import DEPRECATED_SYNTAX, ONE_ROW, Kind, Op, StatementInf
 from predictor.binlog import Builder
 from predictor.catalog import Column, KeyKind, Routine, Table, Trigger, View
 from predictor.codes import (
+    ER_BAD_FIELD,
     ER_BAD_TABLE,
     ER_NO_SUCH_TABLE,
     ER_SP_ALREADY_EXISTS,
@@ -255,14 +256,25 @@ def handle_alter(p: Predictor, b: Builder, info: StatementInfo, s: SessionState)
         return
     _warn_deprecated(p, b, info)
     gone = {d.lower() for d in info.dropped_columns}
-    cols = tuple(c for c in t.columns if c.name.lower() not in gone) + info.added_columns
-    keys = tuple(k for k in t.keys if not (info.drops_primary_key and k.kind is KeyKind.PRIMARY)
+    renames: dict[str, str] = {}
+    current = list(t.columns)
+    for was, now in info.changed_columns:
+        at = next((i for i, c in enumerate(current) if c.name.lower() == was.lower()), None)
+        if at is None:
+            b.error = ER_BAD_FIELD
+            return
+        current[at] = replace(current[at], name=now) if isinstance(now, str) else now
+        if current[at].name.lower() != was.lower():
+            renames[was.lower()] = current[at].name.lower()
+    cols = tuple(c for c in current if c.name.lower() not in gone) + info.added_columns
+    keys = tuple(replace(k, columns=tuple(renames.get(c.lower(), c) for c in k.columns)) for k in t.keys
+                 if not (info.drops_primary_key and k.kind is KeyKind.PRIMARY)
                  and not any(c.lower() in gone for c in k.columns)) + info.added_keys
     pk = {c.lower() for k in keys if k.kind is KeyKind.PRIMARY for c in k.columns}
     cols = tuple(replace(c, nullable=False) if c.name.lower() in pk else c for c in cols)
     new = replace(t, engine=info.engine or t.engine, columns=cols, keys=keys)
     if tmp is not None:
-        if not p.data.rekey(t, new):
+        if not p.data.rekey(t, new, renames):
             b.error = 1062
             return
         s.temp_tables[name.lower()] = new
@@ -270,7 +282,7 @@ def handle_alter(p: Predictor, b: Builder, info: StatementInfo, s: SessionState)
             _log_temp_ddl(p, b, s)
         return
     p.implicit_commit(s)
-    if not p.data.rekey(t, new):
+    if not p.data.rekey(t, new, renames):
         b.error = 1062  # the rows clash on a new unique key: the ALTER fails, nothing is logged
         return
     p.catalog.put_table(new)

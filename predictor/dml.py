@@ -8,7 +8,12 @@ from typing import TYPE_CHECKING
 from predictor.analyze import ONE_ROW, SELF_SUBQUERY, Kind, Op, StatementInfo
 from predictor.binlog import Builder
 from predictor.catalog import Table
-from predictor.codes import ER_BINLOG_ROW_INJECTION_AND_STMT_ENGINE, ER_DELAYED_NOT_SUPPORTED, ER_NO_SUCH_TABLE
+from predictor.codes import (
+    ER_BAD_FIELD,
+    ER_BINLOG_ROW_INJECTION_AND_STMT_ENGINE,
+    ER_DELAYED_NOT_SUPPORTED,
+    ER_NO_SUCH_TABLE,
+)
 from predictor.context import Context
 from predictor.decide import decide, gtid_consistency
 from predictor.images import images
@@ -176,6 +181,19 @@ def apply_outcome(p: Predictor, b: Builder, info: StatementInfo, s: SessionState
                     [x if x.seq == seq else x.at(seq) for x in out.trx])
 
 
+def _unknown_column(p: Predictor, info: StatementInfo, s: SessionState) -> bool:
+    """A single-table INSERT / REPLACE / UPDATE naming a column its table does not have (1054)."""
+    if p.catalog.columns_unsure or info.multi_table or len(info.writes) != 1 \
+            or info.kind not in (Kind.INSERT, Kind.REPLACE, Kind.UPDATE):
+        return False
+    w = info.writes[0]
+    t = lookup(w.table, p.catalog, s)
+    if t is None or not w.columns:
+        return False
+    names = {c.name.lower() for c in t.columns}
+    return any(c.lower() not in names for c in w.columns)
+
+
 def stick_to_row(p: Predictor, s: SessionState) -> None:
     if p.profile.MIXED_ROW_STICKY_WITH_TEMP_TABLES and s.binlog_format == "MIXED":
         s.sticky_row = True
@@ -193,6 +211,8 @@ def _decide_dml(p: Predictor, seq: int, info: StatementInfo, s: SessionState) ->
 
     if ctx.access.missing:
         return outcome(ER_NO_SUCH_TABLE)
+    if _unknown_column(p, info, s):
+        return outcome(ER_BAD_FIELD)
     if p.profile.SELF_SUBQUERY_ERROR and SELF_SUBQUERY in info.extra:
         return outcome(p.profile.SELF_SUBQUERY_ERROR)
     if not ctx.access.writes:

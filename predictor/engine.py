@@ -209,6 +209,9 @@ class Predictor:
         if info.kind is Kind.UNKNOWN:
             b.unknown = True
             b.reason = info.unknown_reason or "unsupported statement"
+            if not self.catalog.columns_unsure:  # an ALTER TABLE, maybe: no more 1054 from the catalog
+                self.catalog.columns_unsure = True
+                self.catalog.version += 1
         else:
             self._step(b, info, s)
         if self.cached and not s.trx_cache:
