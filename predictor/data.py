@@ -22,7 +22,7 @@ from predictor.codes import ER_DUP_ENTRY
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, Value, opaque, truth, value
 from predictor.moments import Moment, same_second
 from predictor.query import Source, filtered
-from predictor.strict import violation
+from predictor.strict import CHECK_FAILED, issues
 from predictor.values import Recased
 
 Pair = tuple[Row | None, Row | None]
@@ -328,7 +328,7 @@ class DataModel:
                      limit: int | None = None, ignore: bool = False, scan_order: bool = True,
                      positions: Sequence[int] | None = None, pairs: list[Pair] | None = None,
                      order: Sequence[exp.Ordered] = (), joined: Mapping[int, Row] | None = None,
-                     ) -> tuple[int, int, int] | None:
+                     strict: bool = True) -> tuple[int, int, int] | None:
         """A single-table UPDATE: the rows its WHERE selects (or the rows at ``positions``, which a
         multi-table UPDATE selected) get the assigned values; returns (rows changed, rows skipped by IGNORE,
         rows matched), None when that cannot be said (changed columns then become unknown).
@@ -354,9 +354,11 @@ class DataModel:
         news = [(i, old, _assigned_row(t, old, assignments, (joined or {}).get(i)))
                 for i in hit if (old := d.rows[i]) is not None]
         if not ignore:
-            bad = violation(t, [{c: new[c] for c in cols} for _, _, new in news], [new for _, _, new in news])
+            found = issues(t, [{c: new[c] for c in cols} for _, _, new in news], [new for _, _, new in news])
+            # a non-strict session stores the nearest value (a NULL: the implicit default) with a warning
+            bad = next((i for i in found if strict or i.code == CHECK_FAILED), None)
             if bad is not None:
-                raise Refused(bad[0], bad[1] == 0)
+                raise Refused(bad.code, bad.row == 0)
             if _certain_clash(d, news, moved):
                 raise Refused(ER_DUP_ENTRY, False)
         if len(hit) > 1 and not (ignore and scan_order) and not _moves_apart(d, news, moved):

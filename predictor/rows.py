@@ -23,7 +23,7 @@ from predictor.query import Source, matching_rows, resolved, select_rows
 from predictor.resolve import lookup
 from predictor.routines import UNKNOWN_NAME, inline_functions
 from predictor.session import Piece, SessionState
-from predictor.strict import CHECK_FAILED, time_dropped, violation
+from predictor.strict import CHECK_FAILED, issues, time_dropped
 from predictor.triggers import Changed
 from predictor.variables import bind
 
@@ -197,7 +197,8 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
                 try:
                     res = p.data.update_where(t, cond, sets, info.limit, ignore=info.ignore,
                                               scan_order=p.profile.UPDATE_IGNORE_CLASHES_IN_SCAN_ORDER,
-                                              positions=positions, pairs=pairs, order=by, joined=joined)
+                                              positions=positions, pairs=pairs, order=by, joined=joined,
+                                              strict=s.strict(p.profile.engine(t.engine).transactional, 0))
                 except Refused as refused:
                     if len(info.writes) == 1 and (refused.first or p.profile.engine(t.engine).transactional):
                         return replace(out, error=_code(p, refused.code), logged=False, stmt_cache=(), trx=(),
@@ -339,13 +340,22 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
         rows, mode = fast, Mode.IGNORE if info.ignore else Mode.INSERT
     if time_dropped(t, rows):
         out = replace(out, warnings=out.warnings | {p.profile.TIME_DROPPED_NOTE})
-    bad = violation(t, rows) if mode is not Mode.IGNORE else None
-    if bad is not None and (trans or bad[1] == 0):
+    found = issues(t, rows) if mode is not Mode.IGNORE else []
+    bad = next((i for i in found if i.warning is None or s.strict(trans, i.row)), None)
+    if bad is not None and not trans and bad.row > 0:
+        p.data.forget(t.ident)  # the rows before the bad one stay: how many the server wrote is not followed
+        return out
+    if bad is not None:
         s.last_insert_id = prior
-        note = p.profile.BAD_NULL_NOTE if bad == (ER_BAD_NULL, 0) and not any(
+        note = p.profile.BAD_NULL_NOTE if (bad.code, bad.row) == (ER_BAD_NULL, 0) and s.strict(trans, 0) and not any(
             tr.timing.upper() == "BEFORE" for tr in t.triggers) else None
-        return replace(out, error=_code(p, bad[0]), logged=False, stmt_cache=(), trx=(), row_writes=(),
+        return replace(out, error=_code(p, bad.code), logged=False, stmt_cache=(), trx=(), row_writes=(),
                        warnings=out.warnings | {note} if note else out.warnings)
+    if found:  # all stored with a warning: the rows hold the stored values
+        out = replace(out, warnings=out.warnings | {i.warning for i in found if i.warning is not None})
+        rows = [dict(r) for r in rows]
+        for i in found:
+            rows[i.row][i.column] = i.stored
     pairs: list[Pair] | None = [] if t.triggers and mode in (Mode.INSERT, Mode.IGNORE) else None
     res = p.data.write(t, rows, mode, commit=not trans, assignments=assignments,
                        has_delete_trigger=any(tr.event.upper() == "DELETE" for tr in t.triggers), pairs=pairs)

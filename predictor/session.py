@@ -121,6 +121,14 @@ class SessionState:
     def binlog_direct(self) -> bool:
         return self.vars.get("binlog_direct_non_transactional_updates", "OFF") == "ON"
 
+    def strict(self, transactional: bool, row: int) -> bool:
+        """Whether sql_mode refuses a bad value in row ``row`` of a statement on such a table (STRICT_ALL_TABLES,
+        or STRICT_TRANS_TABLES for a transactional table or the first row; the default of both servers)."""
+        mode = self.vars.get("sql_mode")
+        if mode is None or "@@" in mode:
+            mode = "STRICT_TRANS_TABLES"
+        return "STRICT_ALL_TABLES" in mode or ("STRICT_TRANS_TABLES" in mode and (transactional or row == 0))
+
     @property
     def multi_stmt_mode(self) -> bool:
         """in_multi_stmt_transaction_mode(): BEGIN was issued or autocommit is off."""

@@ -1,16 +1,19 @@
-"""Strict mode (STRICT_TRANS_TABLES, the default of both servers): an INSERT that gives NULL to a NOT NULL
-column fails with 1048, one that gives a CHAR / VARCHAR column a longer string with 1406; nothing is
-logged. A non-transactional table keeps the rows before the bad one, so only a bad first row is predicted
-there (what follows depends on how far the server got). A CHECK constraint a row makes false fails it in
-any mode (``CHECK_FAILED``, Profile.CHECK_VIOLATION_ERROR: 3819 on MySQL, 4025 on MariaDB)."""
+"""Values a column cannot hold. Strict mode (STRICT_TRANS_TABLES, the default of both servers) refuses them:
+NULL into NOT NULL (1048), a string longer than a CHAR / VARCHAR (1406), an integer out of the column's range
+(1264), a string that is no number into an integer column (1366); nothing is logged. A non-strict session
+(``SET sql_mode = ''``), and with STRICT_TRANS_TABLES a non-transactional table's second and later rows,
+store the nearest value with a warning instead (1265 truncated, 1264, 1366, and 1048 for a NULL in a
+multi-row INSERT; a single-row INSERT's NULL fails in any mode). A CHECK constraint a row makes false fails
+it in any mode (``CHECK_FAILED``, Profile.CHECK_VIOLATION_ERROR: 3819 on MySQL, 4025 on MariaDB)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from predictor.catalog import Generated, Table
+from predictor.catalog import Column, Generated, Table
 from predictor.codes import ER_BAD_NULL, ER_DATA_TOO_LONG
-from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, value
+from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, Value, value
 from predictor.moments import Moment
 from predictor.parse import parse_expression
 
@@ -24,23 +27,75 @@ def time_dropped(t: Table, rows: Sequence[Row]) -> bool:
     return any(isinstance(v := r.get(c), Moment) and not v.date for r in rows for c in dates)
 
 
-def violation(t: Table, rows: Sequence[Row], full: Sequence[Row] | None = None) -> tuple[int, int] | None:
-    """(error, row number) of the first value strict mode (or a CHECK) refuses, or None. ``full``: the rows
+ER_WARN_DATA_OUT_OF_RANGE = 1264
+ER_WARN_DATA_TRUNCATED = 1265
+ER_TRUNCATED_WRONG_VALUE_FOR_FIELD = 1366
+
+_INT_RANGES = {"TINYINT": 8, "SMALLINT": 16, "MEDIUMINT": 24, "INT": 32, "INTEGER": 32, "BIGINT": 64}
+
+
+@dataclass(frozen=True)
+class Issue:
+    """A value a row gives a column that the column cannot hold: ``code`` is the error strict mode raises,
+    ``warning`` what a non-strict mode notes instead (None: an error in any mode), ``stored`` what it stores."""
+
+    code: int
+    row: int
+    column: str
+    warning: int | None
+    stored: Value
+
+
+def issues(t: Table, rows: Sequence[Row], full: Sequence[Row] | None = None) -> list[Issue]:
+    """Every value of ``rows`` strict mode (or a CHECK, in any mode) refuses, in row order. ``full``: the rows
     with every column, for the CHECKs (an UPDATE's new rows); else missing columns take literal defaults."""
+    out: list[Issue] = []
     for i, row in enumerate(rows):
         if t.checks and _check_fails(t, full[i] if full is not None else _with_defaults(t, row)):
-            return CHECK_FAILED, i
+            out.append(Issue(CHECK_FAILED, i, "", None, UNKNOWN))
+            continue
         for c in t.columns:
             name = c.name.lower()
-            if name not in row or c.generated is not Generated.NO:
-                continue
-            v = row[name]
-            if v is None and not c.nullable and not c.auto_increment:
-                return ER_BAD_NULL, i
-            if c.length is not None and isinstance(v, str | int) and not isinstance(v, bool):
-                text = str(v)
-                if text.isascii() and len(text) > c.length:
-                    return ER_DATA_TOO_LONG, i
+            if name in row and c.generated is Generated.NO:
+                found = _issue(c, row[name], i, len(rows))
+                if found is not None:
+                    out.append(found)
+    return out
+
+
+def violation(t: Table, rows: Sequence[Row], full: Sequence[Row] | None = None) -> tuple[int, int] | None:
+    """(error, row number) of the first value strict mode (or a CHECK) refuses, or None."""
+    found = issues(t, rows, full)
+    return (found[0].code, found[0].row) if found else None
+
+
+def _issue(c: Column, v: Value, row: int, rows: int) -> Issue | None:
+    name = c.name.lower()
+    if v is None:
+        if not c.nullable and not c.auto_increment:
+            # a single-row INSERT fails in any mode; a multi-row one stores the implicit default
+            return Issue(ER_BAD_NULL, row, name, ER_BAD_NULL if rows > 1 else None, UNKNOWN)
+        return None
+    if isinstance(v, bool) or not isinstance(v, str | int):
+        return None
+    if c.length is not None:
+        text = str(v)
+        if text.isascii() and len(text) > c.length:
+            return Issue(ER_DATA_TOO_LONG, row, name, ER_WARN_DATA_TRUNCATED, text[: c.length].rstrip(" "))
+    bits = _INT_RANGES.get(c.type.upper().removeprefix("U"))
+    if bits is None:
+        return None
+    if isinstance(v, str):
+        digits = v.strip(" ").removeprefix("-").removeprefix("+")
+        if digits.isdigit():
+            v = int(v.strip(" "))
+        elif not digits[:1].isdigit():
+            return Issue(ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, row, name, ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, 0)
+        else:
+            return None  # '12abc', '3.5': converted, how is not modelled
+    low, high = (0, 2 ** bits - 1) if c.type.upper().startswith("U") else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+    if v < low or v > high:
+        return Issue(ER_WARN_DATA_OUT_OF_RANGE, row, name, ER_WARN_DATA_OUT_OF_RANGE, min(max(v, low), high))
     return None
 
 

@@ -89,7 +89,7 @@ def handle_unlock(p: Predictor, b: Builder, info: StatementInfo, s: SessionState
 
 
 _TRACKED = frozenset({"binlog_format", "binlog_row_image", "transaction_isolation", "autocommit", "sql_log_bin",
-                      "binlog_direct_non_transactional_updates"})
+                      "binlog_direct_non_transactional_updates", "sql_mode"})
 
 
 def handle_set(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
@@ -120,6 +120,8 @@ def handle_set(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -
                 return
             if p.profile.SET_BINLOG_FORMAT_WARNING:
                 b.warnings.add(p.profile.SET_BINLOG_FORMAT_WARNING)
+        if name == "sql_mode" and p.profile.SQL_MODE_MERGED_WARNING and _unmerged(value):
+            b.warnings.add(p.profile.SQL_MODE_MERGED_WARNING)
         pending[name] = value
     for name, value in pending.items():
         if name == "autocommit" and value == "ON" and not s.autocommit:
@@ -127,6 +129,19 @@ def handle_set(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -
             p.implicit_commit(s)
             continue
         s.vars[name] = value
+
+
+_MERGED = ("NO_ZERO_DATE", "NO_ZERO_IN_DATE", "ERROR_FOR_DIVISION_BY_ZERO")
+
+
+def _unmerged(mode: str) -> bool:
+    """Strict mode without the three modes MySQL will merge into it, or one of them without strict mode."""
+    if "@@" in mode:
+        return False  # built from the current mode: not known
+    modes = set(mode.replace(" ", "").split(","))
+    strict = bool(modes & {"STRICT_TRANS_TABLES", "STRICT_ALL_TABLES", "TRADITIONAL"})
+    merged = modes >= set(_MERGED) or "TRADITIONAL" in modes
+    return (strict and not merged) or (not strict and bool(modes & set(_MERGED)))
 
 
 def handle_set_transaction(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
