@@ -8,13 +8,14 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
+from predictor import nodes
 from predictor.analyze import Kind, StatementInfo
 from predictor.binlog import Builder
 from predictor.branches import excluded
 from predictor.catalog import Routine
 from predictor.codes import ER_SP_DOES_NOT_EXIST
 from predictor.decide import ER_GTID_UNSAFE_NON_TRANSACTIONAL_TABLE
-from predictor.evaluate import Value
+from predictor.evaluate import UNKNOWN, Value
 from predictor.parse import parse
 from predictor.query import select_rows
 from predictor.routines import Bindings, bind, call_bindings
@@ -34,6 +35,19 @@ def handle_call(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) 
         unroll(p, b, routine, s, b.sql, None, depth=0)
     finally:
         s.force_row = False
+        _set_outputs(b.sql, routine, s)
+
+
+def _set_outputs(call: str, routine: Routine, s: SessionState) -> None:
+    """The user variables a CALL passes to OUT / INOUT parameters: unknown, or NULL when the body never
+    assigns an OUT parameter (``CALL p(@n)`` then ``CONCAT('x', @n)``)."""
+    tree = parse(call)
+    if not isinstance(tree, nodes.Call):
+        return
+    sig = routine.signature
+    for (name, mode), arg in zip(sig.params, tree.expressions, strict=False):
+        if mode != "IN" and isinstance(arg, exp.Parameter):
+            s.user_vars[arg.name.lower()] = None if mode == "OUT" and name not in sig.assigned else UNKNOWN
 
 
 def unroll(p: Predictor, b: Builder, routine: Routine, s: SessionState, call: str, outer: Bindings | None,
