@@ -478,8 +478,10 @@ def _foreign_key(node: exp.ForeignKey) -> ForeignKey:
         words = str(option).upper().split()
         if len(words) > 2 and words[0] == "ON" and words[1] in actions:
             actions[words[1]] = " ".join(words[2:])
+    parent_cols = ref.this.expressions if isinstance(ref, exp.Reference) and isinstance(ref.this, exp.Schema) else []
     return ForeignKey(_name(target).lower() if isinstance(target, exp.Table) else "",
-                      actions["DELETE"], actions["UPDATE"])
+                      actions["DELETE"], actions["UPDATE"], tuple(_name(c).lower() for c in node.expressions),
+                      tuple(_name(c).lower() for c in parent_cols))
 
 
 def _properties(tree: exp.Expression) -> tuple[str | None, bool, str | None]:

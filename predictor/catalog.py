@@ -67,6 +67,8 @@ class ForeignKey:
     parent: str  # lower case
     on_delete: str = "RESTRICT"  # RESTRICT | NO ACTION | CASCADE | SET NULL | SET DEFAULT
     on_update: str = "RESTRICT"
+    columns: tuple[str, ...] = ()  # the child's columns, lower case
+    parent_columns: tuple[str, ...] = ()  # the parent's, lower case
 
 
 @dataclass(frozen=True)

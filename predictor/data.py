@@ -304,6 +304,18 @@ class DataModel:
         else:
             d.set_unknown(sorted(low), _maybe(d, where) if where is not None else None)
 
+    def selected(self, t: Table, where: exp.Expression | None, limit: int | None = None,
+                 positions: Sequence[int] | None = None, order: Sequence[exp.Ordered] = ()) -> list[Row] | None:
+        """The rows a DELETE / UPDATE would take (as delete_where), without changing anything; None: not known."""
+        d = self.tracked(t)
+        if d is None:
+            return None
+        try:
+            hit = self._matching(t, d, where, limit, order) if positions is None else sorted(set(positions))
+        except CannotEvaluate:
+            return None
+        return [r for i in hit if (r := d.rows[i]) is not None]
+
     def delete_where(self, t: Table, where: exp.Expression | None, limit: int | None = None,
                      positions: Sequence[int] | None = None, pairs: list[Pair] | None = None,
                      order: Sequence[exp.Ordered] = ()) -> int | None:

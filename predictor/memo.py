@@ -23,6 +23,7 @@ def session_part(s: SessionState) -> tuple[object, ...]:
     get = s.vars.get
     return (get("binlog_format"), get("binlog_row_image"), get("transaction_isolation"), s.next_isolation,
             get("autocommit"), get("sql_log_bin"), get("binlog_direct_non_transactional_updates"), get("sql_mode"),
+            get("foreign_key_checks"),
             s.explicit, s.in_trx, s.trx_has_trans_write, s.trx_modified_nontrans, s.trx_engines_warned,
             bool(s.trx_cache), s.force_row, s.sticky_row, tuple(s.temp_tables.items()) if s.temp_tables else ())
 

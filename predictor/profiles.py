@@ -142,6 +142,9 @@ class Profile:
     BAD_NULL_NOTE: ClassVar[int | None] = None
     """MariaDB: a second error (1105 "Unknown error") next to an INSERT's 1048 on its first row, unless the
     table has a BEFORE trigger (then NOT NULL is checked after the triggers: fixtures session_values.sql)."""
+    FK_CASCADES_LOGGED: ClassVar[bool] = False
+    """MySQL 9: the child rows an ON DELETE CASCADE deletes are logged as row events of the DELETE (foreign
+    keys moved from InnoDB to the SQL layer; fixtures/seeds/003_logging_rules/foreign_keys.sql)."""
     SQL_MODE_MERGED_WARNING: ClassVar[int | None] = None
     """MySQL: the warning (3135) a SET sql_mode gets when strict mode and NO_ZERO_DATE, NO_ZERO_IN_DATE,
     ERROR_FOR_DIVISION_BY_ZERO are not set together (fixtures/seeds/003_logging_rules/value_conversions.sql)."""
@@ -257,6 +260,7 @@ class MySQL80(Profile):
     VERSION = (8, 0)
     SET_BINLOG_FORMAT_WARNING = 1287
     SQL_MODE_MERGED_WARNING = 3135
+    FK_CASCADES_LOGGED = True
     SELF_SUBQUERY_ERROR = 1093
     """Seen on 9.7.4: DELETE FROM t WHERE v > (SELECT MAX(v) FROM t) is refused, nothing logged
     (fixtures/seeds/003_logging_rules/loops_subqueries_and_savepoints.sql); documented since 5.x."""

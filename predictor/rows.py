@@ -14,6 +14,7 @@ from predictor.catalog import Table
 from predictor.codes import ER_BAD_NULL, ER_WARNING_NOT_COMPLETE_ROLLBACK
 from predictor.data import POSITION, Mode, Pair, Refused, values_rows
 from predictor.evaluate import UNKNOWN, Row
+from predictor.foreign import ER_NO_REFERENCED_ROW, ER_ROW_IS_REFERENCED, missing_parent, referenced
 from predictor.images import images
 from predictor.literals import UNSURE, Unsure, literal_rows
 from predictor.nodes import Known
@@ -190,6 +191,14 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
             order = tree.args.get("order") if isinstance(tree, (exp.Delete, exp.Update)) else None
             by = order.expressions if isinstance(order, exp.Order) else ()
             if isinstance(tree, exp.Delete):
+                if _checks_foreign_keys(p, t, s) and p.catalog.children(t.name):
+                    doomed = p.data.selected(t, cond, info.limit, positions, by)
+                    refused, cascaded = referenced(p.data, p.catalog, t, doomed) if doomed else (False, [])
+                    if refused and len(info.writes) == 1:
+                        return replace(out, error=ER_ROW_IS_REFERENCED, logged=False, stmt_cache=(), trx=(),
+                                       row_writes=())
+                    if cascaded and p.profile.FK_CASCADES_LOGGED and out.row_format:
+                        out = _cascade_pieces(p, s, out, t, cascaded)
                 changed = p.data.delete_where(t, cond, info.limit, positions, pairs, by)
                 _fire(p, s, t, "DELETE", pairs if changed is not None else None, fired)
             elif isinstance(tree, exp.Update):
@@ -230,6 +239,22 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
             and not out.row_format and len(untouched) == len(info.writes) and all(untouched) and out.trx):
         out = replace(out, trx=(), stmt_cache=out.stmt_cache + tuple(replace(x, nontrans=True) for x in out.trx))
     return out
+
+
+def _cascade_pieces(p: Predictor, s: SessionState, out: Outcome, t: Table, children: list[Table]) -> Outcome:
+    """MySQL 9: the rows ON DELETE CASCADE deletes, logged next to the parent's (same cache)."""
+    trx = any(x.rows and x.table == t.name for x in out.trx)
+    add = []
+    for child in children:
+        before, after = images(child, Op.DELETE, None, s.row_image, p.profile)
+        add.append(Piece(-1, True, not p.profile.engine(child.engine).transactional, child.name, before, after,
+                         "delete"))
+    return replace(out, trx=out.trx + tuple(add)) if trx else replace(out, stmt_cache=out.stmt_cache + tuple(add))
+
+
+def _checks_foreign_keys(p: Predictor, t: Table, s: SessionState) -> bool:
+    """InnoDB enforces foreign keys, unless the session turned foreign_key_checks off."""
+    return p.profile.engine(t.engine).name == "innodb" and s.vars.get("foreign_key_checks", "ON") == "ON"
 
 
 def _code(p: Predictor, code: int) -> int:
@@ -356,6 +381,9 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
         rows = [dict(r) for r in rows]
         for i in found:
             rows[i.row][i.column] = i.stored
+    if mode is Mode.INSERT and _checks_foreign_keys(p, t, s) and missing_parent(p.data, p.catalog, t, rows):
+        s.last_insert_id = prior
+        return replace(out, error=ER_NO_REFERENCED_ROW, logged=False, stmt_cache=(), trx=(), row_writes=())
     pairs: list[Pair] | None = [] if t.triggers and mode in (Mode.INSERT, Mode.IGNORE) else None
     res = p.data.write(t, rows, mode, commit=not trans, assignments=assignments,
                        has_delete_trigger=any(tr.event.upper() == "DELETE" for tr in t.triggers), pairs=pairs)

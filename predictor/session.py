@@ -24,7 +24,7 @@ def canonical_var(name: str) -> str:
 
 def normalize_value(name: str, value: str) -> str:
     v = value.strip().strip("'\"`").upper()
-    if name in ("autocommit", "sql_log_bin", "binlog_direct_non_transactional_updates"):
+    if name in ("autocommit", "sql_log_bin", "binlog_direct_non_transactional_updates", "foreign_key_checks"):
         return "ON" if v in ("1", "ON", "TRUE", "YES") else "OFF"
     if name == "transaction_isolation":
         return v.replace("_", "-").replace(" ", "-")

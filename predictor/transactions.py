@@ -89,7 +89,8 @@ def handle_unlock(p: Predictor, b: Builder, info: StatementInfo, s: SessionState
 
 
 _TRACKED = frozenset({"binlog_format", "binlog_row_image", "transaction_isolation", "autocommit", "sql_log_bin",
-                      "binlog_direct_non_transactional_updates", "sql_mode"})
+                      "binlog_direct_non_transactional_updates", "sql_mode",
+                      "foreign_key_checks"})
 
 
 def handle_set(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:

@@ -38,10 +38,45 @@ def test_compare_is_decided_only_when_ranges_leave_no_doubt(a: Moment, op: str, 
     assert compare(a, b, op) is expected
 
 
+def _range(m: Moment | None) -> tuple[float, float] | None:
+    return None if m is None else (m.lo, m.hi)
+
+
 def test_months_and_years_are_ranges_of_their_shortest_and_longest_length() -> None:
-    assert shift(NOW, -1, "YEAR") == Moment(-366 * DAY, HORIZON - 365 * DAY)
-    assert shift(NOW, 2, "MONTH") == Moment(56 * DAY, HORIZON + 62 * DAY)
+    assert _range(shift(NOW, -1, "YEAR")) == (-366 * DAY, HORIZON - 365 * DAY)
+    assert _range(shift(NOW, 2, "MONTH")) == (56 * DAY, HORIZON + 62 * DAY)
     assert shift(NOW, 1, "fortnight") is None
+
+
+TODAY = CLOCK["CURDATE"]
+
+
+def _at(m: Moment, count: int, unit: str) -> Moment:
+    out = shift(m, count, unit)
+    assert out is not None
+    return out
+
+
+@pytest.mark.parametrize(("a", "op", "b", "expected"), [
+    (TODAY, "=", TODAY, True),  # the bet: a replay does not cross midnight
+    (TODAY, "<", _at(TODAY, 1, "DAY"), True),
+    (_at(TODAY, 2, "DAY"), ">", _at(TODAY, 1, "DAY"), True),
+    (_at(TODAY, 7, "DAY"), "=", _at(TODAY, 1, "WEEK"), True),
+    (NOW.as_date(), "=", TODAY, True),  # NOW() stored in a DATE column is today
+    (_at(NOW, 1, "DAY").as_date(), "=", _at(TODAY, 1, "DAY"), True),
+    (_at(NOW, 3, "HOUR").as_date(), "=", TODAY, None),  # may be tomorrow already
+    (_at(TODAY, 1, "MONTH"), ">", _at(TODAY, 26, "DAY"), True),  # months differ: the ranges decide
+    (_at(TODAY, 1, "MONTH"), "<", _at(TODAY, 30, "DAY"), None),
+    (NOW, "=", NOW, None),  # two NOW() readings: not decided for comparisons
+])
+def test_dates_a_known_number_of_days_from_today_compare_exactly(a: Moment, op: str, b: Moment,
+                                                                  expected: bool | None) -> None:
+    assert compare(a, b, op) is expected
+
+
+def test_a_date_is_not_a_datetime() -> None:
+    assert TODAY.date and not NOW.date
+    assert _at(TODAY, 1, "DAY").date and not _at(TODAY, 1, "HOUR").date
 
 
 @pytest.mark.parametrize(("condition", "row_made", "expected"), [

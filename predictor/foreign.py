@@ -1,0 +1,84 @@
+"""Foreign keys an InnoDB table enforces on the rows the data model follows: a child row whose parent row is
+not there fails the INSERT (1452), deleting a parent row a child still references fails the DELETE (1451,
+ON DELETE RESTRICT / NO ACTION). Nothing is logged for either.
+
+Only what the rows show is said: a key part that is NULL or unknown, a parent or child table the model does
+not follow, or a self-referencing key says nothing (no error). Cascades (ON DELETE CASCADE / SET NULL) are
+done by InnoDB and are not in MariaDB's binlog; MySQL 9 logs the cascaded rows (Profile.FK_CASCADES_LOGGED).
+The child's rows are then no longer followed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from predictor.catalog import Catalog, ForeignKey, Table
+from predictor.data import DataModel
+from predictor.evaluate import Row, Value, opaque
+
+ER_NO_REFERENCED_ROW = 1452
+ER_ROW_IS_REFERENCED = 1451
+
+_RESTRICT = frozenset({"RESTRICT", "NO ACTION"})
+
+
+def missing_parent(data: DataModel, catalog: Catalog, t: Table, rows: Sequence[Row]) -> bool:
+    """Whether one of ``rows`` (written into ``t``) references a parent row that surely does not exist."""
+    for fk in t.foreign_keys:
+        parent = catalog.table(fk.parent)
+        if parent is None or fk.parent == t.name.lower() or len(fk.columns) != len(fk.parent_columns):
+            continue
+        src = data.source(parent)
+        if src is None:
+            continue
+        for row in rows:
+            want = tuple(row.get(c) for c in fk.columns)
+            if any(v is None or opaque(v) or not isinstance(v, int | str) for v in want):
+                continue
+            if _none_match(src.rows, fk.parent_columns, want):
+                return True
+    return False
+
+
+def referenced(data: DataModel, catalog: Catalog, t: Table, doomed: Sequence[Row]) -> tuple[bool, list[Table]]:
+    """Whether deleting ``doomed`` (rows of ``t``) is refused by a child that references one of them
+    (RESTRICT), and the children an ON DELETE CASCADE surely deletes rows of. Children with a cascading key
+    that may hold such rows stop being followed."""
+    cascaded: list[Table] = []
+    for child, fk in catalog.children(t.name):
+        if child.name.lower() == t.name.lower() or len(fk.columns) != len(fk.parent_columns):
+            continue
+        src = data.source(child)
+        if src is None:
+            continue
+        keys = [tuple(r.get(c) for c in fk.parent_columns) for r in doomed]
+        hit = any(not _none_match(src.rows, fk.columns, k) for k in keys
+                  if not any(v is None or opaque(v) for v in k))
+        if fk.on_delete.upper() in _RESTRICT:
+            if hit:
+                return True, []
+            continue
+        if hit and fk.on_delete.upper() == "CASCADE":
+            cascaded.append(child)
+        if hit or any(_unsure(src.rows, fk.columns, k) for k in keys):
+            data.forget(child.ident)
+    return False, cascaded
+
+
+def _none_match(rows: Sequence[Row], columns: tuple[str, ...], want: tuple[Value, ...]) -> bool:
+    """Whether surely no row holds ``want`` in ``columns`` (a row with an unknown part may)."""
+    for r in rows:
+        got = tuple(r.get(c) for c in columns)
+        if got == want:
+            return False
+        if any(opaque(v) for v in got) or any(type(a) is not type(b) for a, b in zip(got, want, strict=True)
+                                             if a is not None):
+            return False
+    return True
+
+
+def _unsure(rows: Sequence[Row], columns: tuple[str, ...], key: tuple[Value, ...]) -> bool:
+    return any(opaque(v) for v in key) or any(any(opaque(r.get(c)) for c in columns) for r in rows)
+
+
+__all__ = ["ER_NO_REFERENCED_ROW", "ER_ROW_IS_REFERENCED", "ForeignKey", "missing_parent", "referenced"]
