@@ -26,6 +26,7 @@ from predictor.routines import UNKNOWN_NAME, inline_functions
 from predictor.session import Piece, SessionState
 from predictor.strict import CHECK_FAILED, issues, time_dropped
 from predictor.triggers import Changed
+from predictor.undo import Saved, Undo, restore
 from predictor.variables import bind
 
 if TYPE_CHECKING:
@@ -44,7 +45,15 @@ def with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState
         s.last_insert_id = UNKNOWN  # unless _write_rows follows the rows the statement wrote
     fired: dict[str, Changed | None] = {}
     if _watched(p, info, s):  # else nothing it writes is tracked (the common case of a big workload)
-        out = _key_checks(p, sql, info, s, out, fired, prior)
+        saved = _before_triggers(p, info, s)
+        try:
+            out = _key_checks(p, sql, info, s, out, fired, prior)
+        except triggers.Signalled as sig:  # a trigger's SIGNAL: the statement fails, its changes are undone
+            restore(saved, p.data, p.rows)
+            s.last_insert_id = prior
+            note = p.profile.ROUTINE_ERROR_NOTE
+            return replace(out, error=sig.code, logged=False, stmt_cache=(), trx=(), row_writes=(),
+                           warnings=out.warnings | {note} if note else out.warnings)
     if fired and all(c is not None for c in fired.values()) and all(
             w.table.lower() in fired or not _has_triggers(p, w.table, s) for w in info.writes):
         out = _idle_triggers(info, out, fired)
@@ -56,6 +65,20 @@ def with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState
             if fired.get(w.table.lower()) is None:
                 p.data.fire(w.table, events)
     return out
+
+
+def _before_triggers(p: Predictor, info: StatementInfo, s: SessionState) -> Undo:
+    """The tables a statement and the triggers it fires may change, as they are (a SIGNAL puts them back)."""
+    names: set[str] = set()
+    for w in info.writes:
+        t = lookup(w.table, p.catalog, s)
+        if t is None or not t.triggers:
+            continue
+        names.add(t.ident)
+        for tr in t.triggers:
+            names.update(x.ident for body in tr.body for bw in body.writes
+                         if (x := lookup(bw.table, p.catalog, s)) is not None)
+    return {n: Saved(d.copy() if (d := p.data.tables.get(n)) is not None else None, p.rows.get(n)) for n in names}
 
 
 def _may_generate_id(p: Predictor, info: StatementInfo, s: SessionState) -> bool:

@@ -15,10 +15,12 @@ from functools import lru_cache
 
 from sqlglot import exp
 
+from predictor import nodes
 from predictor.catalog import Table
 from predictor.data import DataModel, Mode, Pair, Refused, values_rows
-from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, known, truth
+from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, known, truth, value
 from predictor.parse import parse
+from predictor.query import Source, select_rows
 
 Changed = dict[str, int | None]
 """Table (lower case) -> rows the bodies changed or wrote there; None: some, how many is not known."""
@@ -26,6 +28,17 @@ Changed = dict[str, int | None]
 
 class _Inexact(Exception):
     """The body does something this module does not follow."""
+
+
+class Signalled(Exception):
+    """A body's SIGNAL ran: the statement fails with ``code`` at its row ``row`` (0-based)."""
+
+    def __init__(self, code: int, row: int) -> None:
+        super().__init__(code)
+        self.code, self.row = code, row
+
+
+ER_SIGNAL_EXCEPTION = 1644  # SIGNAL SQLSTATE '45000' without MYSQL_ERRNO
 
 
 def run(data: DataModel, t: Table, event: str, pairs: Sequence[Pair], tables: Callable[[str], Table | None],
@@ -45,9 +58,12 @@ def run(data: DataModel, t: Table, event: str, pairs: Sequence[Pair], tables: Ca
     bodies = [bind(b) for b in found if b is not None]
     runner = _Runner(data, tables, journal, changed)
     try:
-        for old, new in pairs:
+        for i, (old, new) in enumerate(pairs):
             for body in bodies:
-                runner.node(body, {"old": old, "new": new})
+                try:
+                    runner.node(body, {"old": old, "new": new, "": {}})
+                except _Signal as sig:
+                    raise Signalled(sig.code, i) from None
     except (_Inexact, CannotEvaluate):
         return None
     return changed
@@ -84,6 +100,14 @@ class _Runner:
         if isinstance(n, exp.Block):
             for x in n.expressions:
                 self.node(x, rows)
+        elif isinstance(n, exp.Declare):
+            self.declare(n, rows)
+        elif isinstance(n, exp.Set):
+            self.set(n, rows)
+        elif isinstance(n, exp.Select) and isinstance(n.args.get("into"), exp.Into):
+            self.select_into(n, rows)
+        elif isinstance(n, nodes.Signal):
+            raise _Signal(_signal_code(n))
         elif isinstance(n, exp.IfBlock):
             branch = n.args.get("true") if truth(_bound(n.this, rows), {}) else n.args.get("false")
             if isinstance(branch, exp.Expression):
@@ -96,6 +120,48 @@ class _Runner:
             self.insert(n, rows)
         else:
             raise _Inexact(type(n).__name__)
+
+    def declare(self, n: exp.Declare, rows: dict[str, Row | None]) -> None:
+        local = rows[""]
+        assert local is not None
+        for item in n.expressions:
+            if not isinstance(item, exp.DeclareItem) or not isinstance(item.args.get("kind"), exp.DataType):
+                raise _Inexact("a DECLARE other than a variable")
+            default = item.args.get("default")
+            v = value(_bound(default, rows), {}) if isinstance(default, exp.Expression) else None
+            for name in item.this if isinstance(item.this, list) else [item.this]:
+                local[name.name.lower()] = v
+
+    def set(self, n: exp.Set, rows: dict[str, Row | None]) -> None:
+        local = rows[""]
+        assert local is not None
+        for item in n.expressions:
+            eq = item.this if isinstance(item, exp.SetItem) else None
+            target = eq.this if isinstance(eq, exp.EQ) else None
+            if not isinstance(eq, exp.EQ) or not isinstance(target, exp.Column) or target.table \
+                    or target.name.lower() not in local:
+                raise _Inexact("SET of something other than a local variable")
+            local[target.name.lower()] = value(_bound(eq.expression, rows), {})
+
+    def select_into(self, n: exp.Select, rows: dict[str, Row | None]) -> None:
+        local = rows[""]
+        assert local is not None
+        into = n.args["into"]
+        targets = [into.this, *(into.expressions or ())] if into.this is not None else list(into.expressions or ())
+        names = [t.name.lower() for t in targets if isinstance(t, exp.Column) and not t.table]
+        if len(names) != len(targets) or any(x not in local for x in names):
+            raise _Inexact("SELECT ... INTO something other than local variables")
+        query = n.copy()
+        query.set("into", None)
+        got = select_rows(_bound(query, rows), self.source)
+        if got is None or len(got[1]) > 1 or any(len(r) != len(names) for r in got[1]):
+            raise _Inexact("a SELECT ... INTO the model cannot evaluate")
+        for name, v in zip(names, got[1][0] if got[1] else (), strict=False):
+            local[name] = v
+
+    def source(self, name: str) -> Source | None:
+        t = self.tables(name)
+        return self.data.source(t) if t is not None else None
 
     def _table(self, node: object) -> Table:
         t = self.tables(node.name) if isinstance(node, exp.Table) else None
@@ -156,10 +222,30 @@ def count(changed: Changed, table: str, n: int | None) -> None:
     changed[key] = None if had is None or n is None else had + n
 
 
+class _Signal(Exception):
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+def _signal_code(n: nodes.Signal) -> int:
+    """SIGNAL's error: its MYSQL_ERRNO, else 1644."""
+    for item in n.expressions or ():
+        if isinstance(item, exp.EQ) and item.this.name.upper() == "MYSQL_ERRNO":
+            v = value(item.expression, {})
+            if isinstance(v, int):
+                return v
+    return ER_SIGNAL_EXCEPTION
+
+
 def _bound(e: exp.Expression, rows: dict[str, Row | None]) -> exp.Expression:
-    """``e`` with OLD.c / NEW.c replaced by the row's values (unknown ones stay unknown)."""
+    """``e`` with OLD.c / NEW.c replaced by the row's values (unknown ones stay unknown), and the body's
+    local variables (which take precedence over column names) by theirs."""
+    local = rows.get("") or {}
 
     def put(x: exp.Expression) -> exp.Expression:
+        if isinstance(x, exp.Column) and not x.table and x.name.lower() in local:
+            return known(local[x.name.lower()])
         if isinstance(x, exp.Column) and x.table.lower() in ("old", "new"):
             row = rows.get(x.table.lower())
             if row is None:
