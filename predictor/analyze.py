@@ -718,8 +718,8 @@ def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:
                 return
         elif isinstance(n, nodes.DeclareHandler):
             b = n.args.get("body")
-            if isinstance(b, exp.Expression):
-                visit(b, counted)
+            if isinstance(b, exp.Expression):  # runs only on an error or NOT FOUND: never on a CALL's way
+                visit(b, counted, None, (*guards, _HANDLER))
             return
         else:
             info = analyze_tree(n)
@@ -733,6 +733,7 @@ def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:
 
 # body statements whose rows the data model follows once CALL's arguments are in (predictor/routines.py)
 _TEXT_KINDS = frozenset({Kind.INSERT, Kind.REPLACE, Kind.UPDATE, Kind.DELETE, Kind.CREATE_TABLE_SELECT, Kind.CALL})
+_HANDLER = Guard("FALSE", True)  # a handler's statements: the data model does not follow errors into them
 
 
 def _text(n: exp.Expression) -> str | None:

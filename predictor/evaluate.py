@@ -144,6 +144,17 @@ def value(e: exp.Expression, row: Row, values: Row | None = None) -> Value:
         return value(e.expressions[0], values)
     if isinstance(e, exp.Values) and values is not None and e.expressions:
         return value(e.expressions[0], values)
+    if isinstance(e, exp.If | exp.Case):
+        return _conditional(e, row, values)
+    if isinstance(e, exp.Nullif):
+        a = value(e.this, row, values)
+        if a is None or opaque(a):
+            return a
+        try:
+            same = value(exp.EQ(this=known(a), expression=e.expression), row, values)
+        except CannotEvaluate:
+            return UNKNOWN
+        return None if same == 1 else a
     if isinstance(e, exp.Uuid) or (isinstance(e, exp.Anonymous) and e.name.upper() in _FRESH_FUNCTIONS):
         return Fresh()
     if isinstance(e, exp.Func):
@@ -212,6 +223,22 @@ def value(e: exp.Expression, row: Row, values: Row | None = None) -> Value:
         if isinstance(e, exp.Func):
             return UNKNOWN  # NOW(), RAND(), UUID(), CONCAT(a, b): a value, just not one we know
         raise
+
+
+def _conditional(e: exp.If | exp.Case, row: Row, values: Row | None) -> Value:
+    """IF(c, a, b) and CASE [x] WHEN ... THEN ... [ELSE ...] END; UNKNOWN when a condition cannot be said."""
+    ifs = [e] if isinstance(e, exp.If) else [x for x in e.args.get("ifs") or () if isinstance(x, exp.If)]
+    operand = e.this if isinstance(e, exp.Case) else None
+    for branch in ifs:
+        cond = exp.EQ(this=operand, expression=branch.this) if operand is not None else branch.this
+        try:
+            taken = _logical(cond, row, values)
+        except CannotEvaluate:
+            return UNKNOWN
+        if taken == 1:
+            return value(branch.args["true"], row, values)
+    other = e.args.get("false") if isinstance(e, exp.If) else e.args.get("default")
+    return value(other, row, values) if isinstance(other, exp.Expression) else None
 
 
 def truth(e: exp.Expression, row: Row) -> bool:
