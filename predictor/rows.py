@@ -218,6 +218,11 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
                     doomed = p.data.selected(t, cond, info.limit, positions, by)
                     refused, cascaded = referenced(p.data, p.catalog, t, doomed) if doomed else (False, [])
                     if refused and len(info.writes) == 1:
+                        if pairs is not None:  # BEFORE DELETE triggers run first: their SIGNAL wins (1644)
+                            saved = _before_triggers(p, info, s)
+                            p.data.delete_where(t, cond, info.limit, positions, pairs, by)
+                            _fire(p, s, t, "DELETE", pairs, fired)
+                            restore(saved, p.data, p.rows)
                         return replace(out, error=ER_ROW_IS_REFERENCED, logged=False, stmt_cache=(), trx=(),
                                        row_writes=())
                     if cascaded and p.profile.FK_CASCADES_LOGGED and out.row_format:
