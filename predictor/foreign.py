@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from predictor.catalog import Catalog, ForeignKey, Table
+from predictor.catalog import Catalog, Table
 from predictor.data import DataModel
 from predictor.evaluate import Row, Value, opaque
 
@@ -80,5 +80,3 @@ def _none_match(rows: Sequence[Row], columns: tuple[str, ...], want: tuple[Value
 def _unsure(rows: Sequence[Row], columns: tuple[str, ...], key: tuple[Value, ...]) -> bool:
     return any(opaque(v) for v in key) or any(any(opaque(r.get(c)) for c in columns) for r in rows)
 
-
-__all__ = ["ER_NO_REFERENCED_ROW", "ER_ROW_IS_REFERENCED", "ForeignKey", "missing_parent", "referenced"]

@@ -63,12 +63,6 @@ def issues(t: Table, rows: Sequence[Row], full: Sequence[Row] | None = None) -> 
     return out
 
 
-def violation(t: Table, rows: Sequence[Row], full: Sequence[Row] | None = None) -> tuple[int, int] | None:
-    """(error, row number) of the first value strict mode (or a CHECK) refuses, or None."""
-    found = issues(t, rows, full)
-    return (found[0].code, found[0].row) if found else None
-
-
 def _issue(c: Column, v: Value, row: int, rows: int) -> Issue | None:
     name = c.name.lower()
     if v is None:
