@@ -52,8 +52,7 @@ def with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState
             restore(saved, p.data, p.rows)
             s.last_insert_id = prior
             note = p.profile.ROUTINE_ERROR_NOTE
-            return replace(out, error=sig.code, logged=False, stmt_cache=(), trx=(), row_writes=(),
-                           warnings=out.warnings | {note} if note else out.warnings)
+            return _failed(out, sig.code, note)
     if fired and all(c is not None for c in fired.values()) and all(
             w.table.lower() in fired or not _has_triggers(p, w.table, s) for w in info.writes):
         out = _idle_triggers(info, out, fired)
@@ -223,8 +222,7 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
                             p.data.delete_where(t, cond, info.limit, positions, pairs, by)
                             _fire(p, s, t, "DELETE", pairs, fired)
                             restore(saved, p.data, p.rows)
-                        return replace(out, error=ER_ROW_IS_REFERENCED, logged=False, stmt_cache=(), trx=(),
-                                       row_writes=())
+                        return _failed(out, ER_ROW_IS_REFERENCED)
                     if cascaded and p.profile.FK_CASCADES_LOGGED and out.row_format:
                         out = _cascade_pieces(p, s, out, t, cascaded)
                 changed = p.data.delete_where(t, cond, info.limit, positions, pairs, by)
@@ -238,8 +236,7 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
                                               strict=s.strict(p.profile.engine(t.engine).transactional, 0))
                 except Refused as refused:
                     if len(info.writes) == 1 and (refused.first or p.profile.engine(t.engine).transactional):
-                        return replace(out, error=_code(p, refused.code), logged=False, stmt_cache=(), trx=(),
-                                       row_writes=())
+                        return _failed(out, _code(p, refused.code))
                     p.data.forget(t.ident)  # rows before the refused one stay changed: which ones is not followed
                     continue
                 changed = None if res is None else res[0]
@@ -283,6 +280,12 @@ def _cascade_pieces(p: Predictor, s: SessionState, out: Outcome, t: Table, child
 def _checks_foreign_keys(p: Predictor, t: Table, s: SessionState) -> bool:
     """InnoDB enforces foreign keys, unless the session turned foreign_key_checks off."""
     return p.profile.engine(t.engine).name == "innodb" and s.vars.get("foreign_key_checks", "ON") == "ON"
+
+
+def _failed(out: Outcome, code: int, note: int | None = None) -> Outcome:
+    """The statement fails with ``code`` (and MariaDB's ``note``, if any): nothing of it is logged."""
+    return replace(out, error=code, logged=False, stmt_cache=(), trx=(), row_writes=(),
+                   warnings=out.warnings | {note} if note else out.warnings)
 
 
 def _code(p: Predictor, code: int) -> int:
@@ -402,8 +405,7 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
         s.last_insert_id = prior
         note = p.profile.BAD_NULL_NOTE if (bad.code, bad.row) == (ER_BAD_NULL, 0) and s.strict(trans, 0) and not any(
             tr.timing.upper() == "BEFORE" for tr in t.triggers) else None
-        return replace(out, error=_code(p, bad.code), logged=False, stmt_cache=(), trx=(), row_writes=(),
-                       warnings=out.warnings | {note} if note else out.warnings)
+        return _failed(out, _code(p, bad.code), note)
     if found:  # all stored with a warning: the rows hold the stored values
         out = replace(out, warnings=out.warnings | {i.warning for i in found if i.warning is not None})
         rows = [dict(r) for r in rows]
@@ -411,7 +413,7 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
             rows[i.row][i.column] = i.stored
     if mode is Mode.INSERT and _checks_foreign_keys(p, t, s) and missing_parent(p.data, p.catalog, t, rows):
         s.last_insert_id = prior
-        return replace(out, error=ER_NO_REFERENCED_ROW, logged=False, stmt_cache=(), trx=(), row_writes=())
+        return _failed(out, ER_NO_REFERENCED_ROW)
     pairs: list[Pair] | None = [] if t.triggers and mode in (Mode.INSERT, Mode.IGNORE) else None
     res = p.data.write(t, rows, mode, commit=not trans, assignments=assignments,
                        has_delete_trigger=any(tr.event.upper() == "DELETE" for tr in t.triggers), pairs=pairs)
@@ -422,7 +424,7 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
         _fire(p, s, t, "INSERT", pairs, fired)
     if res.dup_at is not None:
         if trans or res.dup_at == 0:
-            return replace(out, error=1062, logged=False, stmt_cache=(), trx=(), row_writes=())
+            return _failed(out, 1062)
         # a non-transactional table keeps the rows before the duplicate: logged, with the error
         return replace(out, error=1062, warnings=out.warnings | {ER_WARNING_NOT_COMPLETE_ROLLBACK})
     warnings = out.warnings | {1062} if res.ignored else out.warnings
