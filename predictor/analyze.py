@@ -15,6 +15,7 @@ from sqlglot import exp
 from predictor import nodes
 from predictor.branches import Guard
 from predictor.catalog import Column, ForeignKey, Generated, Key, KeyKind, Table
+from predictor.codes import signal_code
 from predictor.dialect import RplayMySQL
 from predictor.evaluate import CannotEvaluate, clock_reading, literal
 from predictor.loops import CursorLoop, Loop, counted_loop, cursor_loop
@@ -136,6 +137,7 @@ class StatementInfo:
     added_keys: tuple[Key, ...] = ()  # ALTER TABLE ... ADD PRIMARY KEY / UNIQUE / INDEX
     drops_primary_key: bool = False
     unknown_reason: str | None = None
+    signal: int | None = None  # a body's SIGNAL: the error it raises (predictor/calls.py)
     extra: tuple[str, ...] = field(default=())
     columns: tuple[str, ...] = ()  # a SELECT's output column names ("*" for a star)
 
@@ -404,8 +406,12 @@ def _column_def(cd: exp.ColumnDef) -> tuple[Column, list[Key]]:
     if isinstance(kind, exp.DataType) and type_name in ("CHAR", "VARCHAR") and kind.expressions:
         size = kind.expressions[0].this
         length = int(size.this) if isinstance(size, exp.Literal) and size.is_int else None
+    scale = None
+    if isinstance(kind, exp.DataType) and type_name in ("DECIMAL", "UDECIMAL"):
+        digits = kind.expressions[1].this if len(kind.expressions) > 1 else None
+        scale = int(digits.this) if isinstance(digits, exp.Literal) and digits.is_int else 0
     return Column(name, type_name, nullable, has_default, auto, generated, deps, default_now, on_update_now,
-                  literal_default, length), keys
+                  literal_default, length, scale), keys
 
 
 def _key_columns(node: exp.Expression) -> tuple[tuple[str, ...], bool]:
@@ -714,7 +720,9 @@ def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:
         if isinstance(n, exp.Return | exp.Declare | exp.Leave | exp.Iterate | nodes.DeclareCursor |
                       nodes.DeclareCondition | nodes.CursorOp | nodes.Signal):
             info = _common(n, [], kind=Kind.NOOP)
-            if not (info.functions or info.sysvars or info.reads):
+            if isinstance(n, nodes.Signal) and str(n.args.get("kind")).upper() == "SIGNAL":
+                info = replace(info, signal=signal_code(n))
+            if not (info.functions or info.sysvars or info.reads or info.signal):
                 return
         elif isinstance(n, nodes.DeclareHandler):
             b = n.args.get("body")
@@ -723,7 +731,7 @@ def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:
             return
         else:
             info = analyze_tree(n)
-            if info.kind in _TEXT_KINDS:
+            if info.kind in _TEXT_KINDS or (info.kind in _ASSIGNING and _assigns_local(n)):
                 info = replace(info, text=_text(n))
         out.append(replace(info, loops=counted, guards=guards) if counted or guards else info)
 
@@ -733,7 +741,18 @@ def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:
 
 # body statements whose rows the data model follows once CALL's arguments are in (predictor/routines.py)
 _TEXT_KINDS = frozenset({Kind.INSERT, Kind.REPLACE, Kind.UPDATE, Kind.DELETE, Kind.CREATE_TABLE_SELECT, Kind.CALL})
+_ASSIGNING = frozenset({Kind.SET, Kind.SELECT})  # SET v = ... / SELECT ... INTO v: CALL follows the value
 _HANDLER = Guard("FALSE", True)  # a handler's statements: the data model does not follow errors into them
+
+
+def _assigns_local(n: exp.Expression) -> bool:
+    """``SET v = ...`` or ``SELECT ... INTO v``: a local variable gets a value (predictor/calls.py follows it)."""
+    if isinstance(n, exp.Select):
+        into = n.args.get("into")
+        return isinstance(into, exp.Into) and not into.args.get("unlogged") and not into.args.get("temporary")
+    return isinstance(n, exp.Set) and any(
+        isinstance(i, exp.SetItem) and isinstance(i.this, exp.EQ) and isinstance(i.this.this, exp.Column)
+        and not i.this.this.table for i in n.expressions)
 
 
 def _text(n: exp.Expression) -> str | None:

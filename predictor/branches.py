@@ -11,6 +11,7 @@ not exclude anything: the statement runs, as before.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 
 from sqlglot import exp
 
@@ -28,19 +29,28 @@ class Guard:
 
 def excluded(guards: tuple[Guard, ...], bindings: Bindings) -> bool:
     """Whether one of ``guards`` is known to send the CALL elsewhere."""
+    return taken(guards, bindings) is False
+
+
+def taken(guards: tuple[Guard, ...], bindings: Bindings) -> bool | None:
+    """Whether the CALL surely reaches a statement behind ``guards`` (True), surely not (False), or either."""
+    out: bool | None = True
     for g in guards:
         cond = parse_expression(g.condition)
         if cond is None:
+            out = None
             continue
         try:
             v = value(substitute(cond, bindings), {})
         except CannotEvaluate:
+            out = None
             continue
-        if v is not None and not isinstance(v, int | str):
+        if v is not None and not isinstance(v, int | str | Decimal):
+            out = None
             continue  # a clock reading, an unknown: not decided
         if _true(v) != g.holds:
-            return True
-    return False
+            return False
+    return out
 
 
 def _true(v: object) -> bool:

@@ -11,14 +11,16 @@ from sqlglot import exp
 from predictor import nodes
 from predictor.analyze import Kind, StatementInfo
 from predictor.binlog import Builder
-from predictor.branches import excluded
+from predictor.branches import taken
 from predictor.catalog import Routine
 from predictor.codes import ER_SP_DOES_NOT_EXIST
 from predictor.decide import ER_GTID_UNSAFE_NON_TRANSACTIONAL_TABLE
+from predictor.dialect import RplayMySQL
 from predictor.evaluate import UNKNOWN, Value
+from predictor.localvars import assign
 from predictor.parse import parse
 from predictor.query import select_rows
-from predictor.routines import Bindings, bind, call_bindings
+from predictor.routines import Bindings, as_expression, bind, call_bindings
 from predictor.rows import table_source
 from predictor.session import SessionState
 
@@ -56,11 +58,13 @@ def unroll(p: Predictor, b: Builder, routine: Routine, s: SessionState, call: st
     the CALL's arguments in its text where the data model follows what it writes (predictor/routines.py);
     a counted loop's statements once per pass (predictor/loops.py)."""
     body = routine.body
-    bound: dict[str, Bindings] = {}  # computed on first need: "" -> the CALL's bindings
+    bound: dict[str, dict[str, exp.Expression]] = {}  # computed on first need: "" -> the CALL's bindings
 
-    def bindings() -> Bindings:
+    def bindings() -> dict[str, exp.Expression]:
         if "" not in bound:
-            bound[""] = (call_bindings(call, routine.signature, outer) if p.data.may_parse() else None) or {}
+            text = call if outer is not None else _with_user_vars(call, s)
+            got = call_bindings(text, routine.signature, outer) if p.data.may_parse() else None
+            bound[""] = dict(got or {})  # the sequential locals change as the CALL runs (localvars.py)
         return bound[""]
 
     _passes(p, b, routine, s, body, 0, bindings, depth)
@@ -89,6 +93,20 @@ def _passes(p: Predictor, b: Builder, routine: Routine, s: SessionState, body: t
     return True
 
 
+def _with_user_vars(call: str, s: SessionState) -> str:
+    """The CALL with the session's known user variables as its arguments' values (``CALL p(@tenant)``)."""
+    tree = parse(call)
+    if not isinstance(tree, nodes.Call) or not s.user_vars:
+        return call
+
+    def put(x: exp.Expression) -> exp.Expression:
+        if isinstance(x, exp.Parameter) and s.user_vars.get(x.name.lower(), UNKNOWN) is not UNKNOWN:
+            return as_expression(s.user_vars[x.name.lower()])
+        return x
+
+    return str(tree.transform(put).sql(dialect=RplayMySQL))
+
+
 def _rows(p: Predictor, s: SessionState, sql: str) -> list[list[Value]] | None:
     """A cursor's rows, when the data model follows what its SELECT reads."""
     tree = parse(sql)
@@ -104,7 +122,8 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
          bindings: Callable[[], Bindings], depth: int) -> bool:
     """Decide and log body statements under the CALL's builder; False when one failed (the CALL ends)."""
     for sub in statements:
-        if sub.guards and excluded(sub.guards, bindings()):
+        reached = taken(sub.guards, bindings()) if sub.guards else True
+        if reached is False:
             continue  # an IF branch the CALL's values do not take
         text = None
         if sub.text is not None and _follows(p, sub):
@@ -120,6 +139,13 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
         sb = Builder(b.seq, b.session, text or b.sql)
         p.binlog.builders[b.seq] = sb
         p.dispatch(sb, sub, s)
+        if sub.signal is not None and reached is True and not routine.signature.catches:
+            sb.error = sub.signal  # the CALL ends with the SIGNAL's error
+        values = bindings()
+        if sub.kind in (Kind.SET, Kind.SELECT) and sub.text is not None and not sub.loops and isinstance(values, dict):
+            code = assign(sub.text, routine.signature.sequential, values, s, lambda name: table_source(p, name, s),
+                          reached is True)
+            sb.error = sb.error or code
         if sb.error == ER_GTID_UNSAFE_NON_TRANSACTIONAL_TABLE:
             if s.binlog_format != "STATEMENT":
                 # the GTID check fails after the statement went to row: its unsafe reasons are never reported

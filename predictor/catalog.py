@@ -40,6 +40,7 @@ class Column:
     on_update_now: bool = False  # ON UPDATE CURRENT_TIMESTAMP: the server writes it on UPDATE
     literal_default: tuple[object, ...] = ()  # (value,) when the DEFAULT is a literal, as evaluate.literal reads it
     length: int | None = None  # CHAR(n) / VARCHAR(n): n
+    scale: int | None = None  # DECIMAL(p, s): s (DECIMAL(p) and DECIMAL: 0)
 
     def is_blob(self, json_is_blob: bool) -> bool:
         t = self.type.upper()

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from sqlglot import exp
+
+from predictor import nodes
+
 ER_BAD_NULL = 1048
 ER_BAD_FIELD = 1054
 ER_DUP_ENTRY = 1062
@@ -19,3 +23,18 @@ ER_VIEW_SELECT_VARIABLE = 1351
 ER_DATA_TOO_LONG = 1406
 ER_DELAYED_NOT_SUPPORTED = 1616
 ER_BINLOG_ROW_INJECTION_AND_STMT_ENGINE = 1664
+ER_SIGNAL_EXCEPTION = 1644  # SIGNAL SQLSTATE '45000' without MYSQL_ERRNO
+
+
+def signal_code(n: nodes.Signal) -> int | None:
+    """The error a SIGNAL raises: its MYSQL_ERRNO, else 1644; None for a warning or no-data SQLSTATE
+    ('01...', '02...': the statement goes on)."""
+    state = n.this
+    if isinstance(state, exp.Literal) and str(state.this)[:2] in ("01", "02"):
+        return None
+    for item in n.expressions or ():
+        if isinstance(item, exp.EQ) and item.this.name.upper() == "MYSQL_ERRNO":
+            v = item.expression
+            if isinstance(v, exp.Literal) and v.is_int:
+                return int(v.this)
+    return ER_SIGNAL_EXCEPTION

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
 from enum import Enum
+from typing import NamedTuple
 
 from sqlglot import exp
 
@@ -160,6 +162,15 @@ def _maybe(d: TableData, where: exp.Expression) -> set[int]:
 
 
 POSITION = "#pos"  # a row's place in TableData.rows, in rows given to a multi-table DELETE / UPDATE
+
+
+class Updated(NamedTuple):
+    """What an UPDATE did to a table's rows."""
+
+    changed: int
+    ignored: int  # skipped by IGNORE (a duplicate key)
+    matched: int
+    warnings: frozenset[int]  # stored with a warning (non-strict mode) or a note (a DECIMAL rounded)
 
 
 @dataclass
@@ -340,7 +351,7 @@ class DataModel:
                      limit: int | None = None, ignore: bool = False, scan_order: bool = True,
                      positions: Sequence[int] | None = None, pairs: list[Pair] | None = None,
                      order: Sequence[exp.Ordered] = (), joined: Mapping[int, Row] | None = None,
-                     strict: bool = True) -> tuple[int, int, int] | None:
+                     strict: bool = True) -> Updated | None:
         """A single-table UPDATE: the rows its WHERE selects (or the rows at ``positions``, which a
         multi-table UPDATE selected) get the assigned values; returns (rows changed, rows skipped by IGNORE,
         rows matched), None when that cannot be said (changed columns then become unknown).
@@ -365,12 +376,16 @@ class DataModel:
         moved = [c.lower() for c, e in assignments if not _keeps(e, c)]  # SET v = v + 0 changes nothing
         news = [(i, old, _assigned_row(t, old, assignments, (joined or {}).get(i)))
                 for i in hit if (old := d.rows[i]) is not None]
+        warnings: frozenset[int] = frozenset()
         if not ignore:
             found = issues(t, [{c: new[c] for c in cols} for _, _, new in news], [new for _, _, new in news])
             # a non-strict session stores the nearest value (a NULL: the implicit default) with a warning
-            bad = next((i for i in found if strict or i.code == CHECK_FAILED), None)
+            bad = next((i for i in found if not i.note and (strict or i.code == CHECK_FAILED)), None)
             if bad is not None:
                 raise Refused(bad.code, bad.row == 0)
+            for issue in found:  # stored with a warning: the nearest value
+                news[issue.row][2][issue.column] = issue.stored
+            warnings = frozenset(i.warning for i in found if i.warning is not None)
             if _certain_clash(d, news, moved):
                 raise Refused(ER_DUP_ENTRY, False)
         if len(hit) > 1 and not (ignore and scan_order) and not _moves_apart(d, news, moved):
@@ -399,7 +414,7 @@ class DataModel:
             d.rows[i] = new
             if pairs is not None:
                 pairs.append((old, new))
-        return changed, ignored, len(hit)
+        return Updated(changed, ignored, len(hit), warnings)
 
     @staticmethod
     def _matching(t: Table, d: TableData, where: exp.Expression | None, limit: int | None,
@@ -503,6 +518,9 @@ def _coerce(t: Table, name: str, v: Value) -> Value:
             return int(v)
         except ValueError:
             return UNKNOWN
+    if base in _INT_TYPES and isinstance(v, Decimal):
+        return int(v.to_integral_value(ROUND_HALF_UP))  # 2.5 -> 3, -2.5 -> -3
+
     if base not in _INT_TYPES and isinstance(v, int) and base in ("CHAR", "VARCHAR", "TEXT", "BINARY", "VARBINARY"):
         return str(v)
     return v
@@ -613,8 +631,8 @@ def _inline(x: exp.Expression, old: Row, new: Row, own: str) -> exp.Expression:
     if isinstance(x, (exp.Column, exp.Anonymous)) and not (isinstance(x, exp.Column) and
                                                            (not x.table or x.table.lower() == own)):
         v = _assigned(x, old, new, own)
-        if isinstance(v, int):
-            return exp.Literal.number(v)
+        if isinstance(v, int | Decimal):
+            return exp.Literal.number(str(v) if isinstance(v, Decimal) else v)
         if isinstance(v, str):
             return exp.Literal.string(v)
         if v is None:

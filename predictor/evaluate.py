@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Sequence
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from sqlglot import exp
@@ -19,7 +20,8 @@ from predictor.moments import CLOCK, Moment, compare, shift
 from predictor.nodes import Known
 from predictor.values import UNKNOWN
 
-__all__ = ["UNKNOWN", "CannotEvaluate", "Fresh", "Known", "Row", "Value", "known", "literal", "truth", "value"]
+__all__ = ["UNKNOWN", "CannotEvaluate", "Fresh", "Known", "Row", "Value", "exact", "known", "literal", "number",
+           "truth", "value"]
 
 
 
@@ -35,7 +37,7 @@ class Fresh:
 
 _FRESH_FUNCTIONS = frozenset({"UUID_SHORT", "SYS_GUID"})  # and exp.Uuid
 
-Value = object  # int | str (casefolded, trailing spaces stripped: default collations) | None (NULL) | Moment
+Value = object  # int | Decimal | str (casefolded, trailing spaces stripped: default collations) | None (NULL) | Moment
 #                | Fresh | UNKNOWN
 Row = dict[str, Value]  # lower-case column name -> value
 
@@ -56,15 +58,32 @@ def literal(e: exp.Expression) -> Value:
         try:
             return int(e.this)
         except ValueError:
-            return str(e.this)
+            return exact(str(e.this))
     if isinstance(e, exp.Neg) and isinstance(e.this, exp.Literal) and not e.this.is_string:
         v = literal(e.this)
-        return -v if isinstance(v, int) else UNKNOWN
+        return -v if isinstance(v, int | Decimal) else UNKNOWN
     if isinstance(e, exp.Null):
         return None
     if isinstance(e, exp.Boolean):
         return 1 if e.this else 0
     raise CannotEvaluate(type(e).__name__)
+
+
+def exact(text: str) -> Value:
+    """A number written with a point (``12.50``): an exact DECIMAL; anything else (``1e3``, a DOUBLE) keeps
+    its text."""
+    whole, dot, fraction = text.partition(".")
+    if dot and (whole.isdigit() or whole == "") and fraction.isdigit():
+        try:
+            return Decimal(text)
+        except InvalidOperation:
+            return text
+    return text
+
+
+def number(v: object) -> bool:
+    """An exact number: an integer or a DECIMAL (not a flag)."""
+    return isinstance(v, int | Decimal) and not isinstance(v, bool)
 
 
 def _div(a: int, b: int) -> int | None:
@@ -172,6 +191,8 @@ def value(e: exp.Expression, row: Row, values: Row | None = None) -> Value:
                 return None
             if isinstance(a, int) and isinstance(b, int):
                 return fn(a, b)
+            if number(a) and number(b) and cls is not exp.IntDiv:
+                return fn(a, b)  # type: ignore[arg-type]  # DECIMAL + - * are exact
             return UNKNOWN
     for cls, fn in _CMP.items():
         if isinstance(e, cls):
@@ -189,7 +210,7 @@ def value(e: exp.Expression, row: Row, values: Row | None = None) -> Value:
                 if told is None:
                     raise CannotEvaluate("clock readings too close to compare")
                 return int(told)
-            if type(a) is not type(b):
+            if type(a) is not type(b) and not (number(a) and number(b)):
                 raise CannotEvaluate("comparison across types")
             return 1 if fn(a, b) else 0
     if isinstance(e, exp.NullSafeEQ | exp.NullSafeNEQ):
@@ -294,7 +315,7 @@ def _member(v: Value, items: Sequence[Value]) -> int | None:
         elif isinstance(x, Fresh) or isinstance(v, Fresh):
             if x is v:
                 return 1
-        elif type(x) is not type(v):
+        elif type(x) is not type(v) and not (number(x) and number(v)):
             raise CannotEvaluate("comparison across types")
         elif x == v:
             return 1

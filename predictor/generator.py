@@ -7,6 +7,7 @@ CALL substitutes its arguments into a routine body statement and hands the text 
 from __future__ import annotations
 
 from collections.abc import Callable
+from decimal import Decimal
 from typing import ClassVar
 
 from sqlglot import exp
@@ -26,6 +27,14 @@ class RplayGenerator(MySQLGenerator):
     TRANSFORMS: ClassVar[dict[type[exp.Expr], Callable[..., str]]] = {
         **MySQLGenerator.TRANSFORMS, nodes.Call: lambda self, e: self.call_sql(e),
         nodes.Known: lambda self, e: self.known_sql(e)}
+    SUPPORTS_SELECT_INTO = True  # MySQL's SELECT ... INTO @v / local: not a CREATE TABLE ... AS SELECT
+
+    def into_sql(self, expression: exp.Into) -> str:
+        if expression.args.get("temporary") or expression.args.get("unlogged"):
+            return super().into_sql(expression)
+        targets = [expression.this, *(expression.expressions or ())] if expression.this is not None \
+            else list(expression.expressions or ())
+        return f"{self.seg('INTO')} {', '.join(self.sql(t) for t in targets)}"
 
     def insert_sql(self, expression: exp.Insert) -> str:
         sql = super().insert_sql(expression)
@@ -55,8 +64,8 @@ class RplayGenerator(MySQLGenerator):
         (v,) = expression.this
         if v is None:
             return "NULL"
-        if isinstance(v, int):
-            return str(int(v))
+        if isinstance(v, int | Decimal):
+            return str(v) if isinstance(v, Decimal) else str(int(v))
         return self.sql(exp.Literal.string(str(v)))
 
     def call_sql(self, expression: nodes.Call) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from enum import Enum
 
 from predictor.catalog import Table
-from predictor.evaluate import UNKNOWN, Fresh
+from predictor.evaluate import UNKNOWN, Fresh, exact
 from predictor.fingerprint import _KEYWORDS
 from predictor.moments import CLOCK
 
@@ -82,7 +82,7 @@ def _other_value(text: str) -> object:
     if v is not UNSURE:
         return v
     if text[:1] != "-" and "." in text and text.replace(".", "", 1).isdigit():
-        return text  # a decimal literal keeps its text
+        return exact(text)  # a DECIMAL, as evaluate.literal reads it
     if not text.endswith("()"):
         return UNKNOWN
     name = text[:-2].upper()

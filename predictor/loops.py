@@ -38,7 +38,7 @@ from predictor import nodes
 from predictor.dialect import RplayMySQL
 from predictor.evaluate import CannotEvaluate, Value, value
 from predictor.parse import parse
-from predictor.routines import Bindings, assignments, bind, substitute, unknown
+from predictor.routines import Bindings, as_expression, assignments, bind, substitute
 
 MAX_PASSES = 1000  # beyond this a loop is predicted as one pass (the record would be the same; groups not)
 
@@ -100,20 +100,7 @@ class CursorLoop:
         got = rows(text) if text is not None else None
         if got is None or len(got) > MAX_PASSES or any(len(r) != len(self.targets) for r in got):
             return None
-        return [{**bindings, **{t: _expression(v) for t, v in zip(self.targets, row, strict=True)}} for row in got]
-
-
-def _expression(v: Value) -> exp.Expression:
-    """A fetched value as SQL text can carry it (what it cannot, a clock reading, becomes unknown)."""
-    if v is None:
-        return exp.Null()
-    if isinstance(v, bool):
-        return exp.Literal.number(int(v))
-    if isinstance(v, int):
-        return exp.Literal.number(v)
-    if type(v) is str:
-        return exp.Literal.string(v)
-    return unknown()
+        return [{**bindings, **{t: as_expression(v) for t, v in zip(self.targets, row, strict=True)}} for row in got]
 
 
 def cursor_loop(node: exp.Expression, root: exp.Expression, position: int) -> CursorLoop | None:

@@ -2,21 +2,23 @@
 in a WHERE, and the rows a multi-table DELETE / UPDATE selects.
 
 A SELECT over known tables (``Sources``: tables and views the data model follows) with inner, cross and
-LEFT joins, WHERE, GROUP BY with COUNT / SUM / MIN / MAX / AVG, HAVING, DISTINCT and UNION [ALL].
-Uncorrelated subqueries (``IN (SELECT ...)``, ``EXISTS``, a scalar ``(SELECT ...)``) are evaluated first
-and put back as values (``evaluate.Known``). Anything else (ORDER BY ... LIMIT, window functions, a
-correlated subquery) is "cannot say": None.
+LEFT joins, WHERE, GROUP BY with COUNT / SUM / MIN / MAX / AVG, HAVING, DISTINCT and UNION [ALL],
+ORDER BY ... LIMIT where the order is known. Uncorrelated subqueries (``IN (SELECT ...)``, ``EXISTS``, a
+scalar ``(SELECT ...)``) are evaluated first and put back as values (``evaluate.Known``). Anything else
+(window functions, a correlated subquery, a LIMIT whose rows the order does not tell) is "cannot say":
+None.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 
 from sqlglot import exp
 
 from predictor.dialect import RplayMySQL
-from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, Value, known, opaque, truth, value
+from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, Value, known, number, opaque, truth, value
 from predictor.moments import Moment
 
 
@@ -130,7 +132,7 @@ def _query(q: exp.Expression, sources: Sources) -> Result:
         return names, _distinct(both) if q.args.get("distinct") else both
     if not isinstance(q, exp.Select):
         raise CannotEvaluate(type(q).__name__)
-    for arg in ("limit", "offset", "windows", "with_", "with"):
+    for arg in ("windows", "with_", "with"):
         if q.args.get(arg):
             raise CannotEvaluate(f"SELECT with {arg}")
     frm = q.args.get("from_") or q.args.get("from")
@@ -145,7 +147,13 @@ def _query(q: exp.Expression, sources: Sources) -> Result:
     names = _names(items, frm, sources)
     group = q.args.get("group")
     having = q.args.get("having")
-    if group is not None or having is not None or any(e.find(exp.AggFunc) for e in items):
+    aggregated = group is not None or having is not None or any(e.find(exp.AggFunc) for e in items)
+    order = q.args.get("order")
+    if order is not None:
+        if aggregated or q.args.get("distinct"):
+            raise CannotEvaluate("ORDER BY over groups or DISTINCT rows")
+        rows = _sorted(rows, order.expressions)
+    if aggregated:
         keys = list(group.expressions) if group is not None else []
         condition = resolved(having.this, sources) if having is not None else None
         out = [_project(items, g[0] if g else {}, g) for g in _groups(rows, keys)
@@ -154,7 +162,69 @@ def _query(q: exp.Expression, sources: Sources) -> Result:
         out = [_project(items, r, None) for r in rows]
     if q.args.get("distinct"):
         out = _distinct(out)
-    return names, out
+    return names, _limited(q, out, rows if order is not None else None)
+
+
+def _limited(q: exp.Select, out: list[list[Value]], ordered: list[Row] | None) -> list[list[Value]]:
+    """``out`` cut by LIMIT / OFFSET: without ORDER BY only when every row is kept (the server's order is
+    its own); with it, when the cut does not fall between rows that sort equal (``_sorted`` marks them)."""
+    limit, offset = q.args.get("limit"), q.args.get("offset")
+    if limit is None and offset is None:
+        return out
+    n = _count(limit.expression if isinstance(limit, exp.Limit) else limit) if limit is not None else len(out)
+    skip = _count(offset.expression if isinstance(offset, exp.Offset) else offset) if offset is not None else 0
+    if isinstance(limit, exp.Limit) and limit.args.get("offset") is not None:
+        skip = _count(limit.args["offset"])
+    if ordered is None:
+        if skip or n < len(out):
+            raise CannotEvaluate("LIMIT without ORDER BY that drops rows")
+        return out
+    for cut in (skip, skip + n):
+        if 0 < cut < len(ordered) and ordered[cut - 1].get(_TIE) == ordered[cut].get(_TIE):
+            raise CannotEvaluate("LIMIT between rows ORDER BY does not tell apart")
+    return out[skip:skip + n]
+
+
+def _count(e: object) -> int:
+    if isinstance(e, exp.Literal) and e.is_int:
+        return int(e.this)
+    raise CannotEvaluate("a LIMIT that is not a number")
+
+
+_TIE = "#order"  # a sorted row's key: rows with equal keys are in the server's order, not known
+
+
+def _sorted(rows: list[Row], keys: Sequence[exp.Expression]) -> list[Row]:
+    """``rows`` in ORDER BY order, on integers and on strings whose order does not depend on the collation
+    (digits, ASCII letters, spaces and ``-:.``; dates and times compare as their text). NULL sorts first."""
+    decorated = []
+    for r in rows:
+        key: list[tuple[int, object]] = []
+        for o in keys:
+            v = value(o.this if isinstance(o, exp.Ordered) else o, r)
+            if v is not None and not number(v) and not (type(v) is str and _plain(v)):
+                raise CannotEvaluate("ORDER BY a value whose order is not known")
+            key.append((0, 0) if v is None else (1, v))
+        decorated.append((tuple(key), r))
+    for i in range(len(keys)):
+        if len({str if isinstance(k[i][1], str) else int for k, _ in decorated if k[i][0]}) > 1:
+            raise CannotEvaluate("ORDER BY over numbers and strings")
+    for i in reversed(range(len(keys))):
+        o = keys[i]
+        decorated.sort(key=lambda d: d[0][i], reverse=bool(isinstance(o, exp.Ordered) and o.args.get("desc")))
+    return [{**r, _TIE: k} for k, r in decorated]
+
+
+_PLAIN = frozenset("0123456789abcdefghijklmnopqrstuvwxyz -:.")
+
+
+def _plain(v: str) -> bool:
+    """Text whose order is the same in every collation (a DECIMAL kept as text is not: '10.5' < '9.5')."""
+    try:
+        float(v)
+    except ValueError:
+        return all(c in _PLAIN for c in v)
+    return False
 
 
 def _names(items: Sequence[exp.Expression], frm: exp.Expression | None, sources: Sources) -> tuple[str, ...]:
@@ -288,12 +358,12 @@ def _aggregate(f: exp.AggFunc, group: list[Row]) -> Value:
     if not present:
         return None
     if isinstance(f, exp.Max | exp.Min):
-        if len({type(v) for v in present}) != 1 or isinstance(present[0], Moment):
+        if len({Decimal if number(v) else type(v) for v in present}) != 1 or isinstance(present[0], Moment):
             raise CannotEvaluate("MIN/MAX across types")
         return max(present) if isinstance(f, exp.Max) else min(present)  # type: ignore[type-var]
-    if not all(isinstance(v, int) for v in present):
-        raise CannotEvaluate("SUM/AVG of values that are not integers")
-    total = sum(v for v in present if isinstance(v, int))
+    if not all(number(v) for v in present):
+        raise CannotEvaluate("SUM/AVG of values that are not numbers")
+    total = sum(v for v in present if isinstance(v, int | Decimal))
     if isinstance(f, exp.Sum):
         return total
     raise CannotEvaluate(f"aggregate {type(f).__name__}")  # AVG is a decimal: not modelled

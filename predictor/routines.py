@@ -2,16 +2,18 @@
 
 A body statement is kept as text (``StatementInfo.text``); at CALL time its parameters and local
 variables become the values they surely have: an IN argument that is a constant expression, a
-variable's DEFAULT. A name the body assigns anywhere (SET, SELECT ... INTO, FETCH ... INTO, an argument
-of a nested CALL) or an OUT parameter is unknown for the whole body (branches are not followed; a
-counted loop's counter is bound per pass, predictor/loops.py). Unknown values are ``RPLAY_UNKNOWN()``, a
-function the evaluator cannot know.
+variable's DEFAULT. A local variable the body assigns only by SET and SELECT ... INTO outside loops and
+handlers takes each value in turn as the CALL runs (predictor/localvars.py). Any other name the body
+assigns (FETCH ... INTO, an argument of a nested CALL, inside a loop) or an OUT parameter is unknown for
+the whole body (a counted loop's counter is bound per pass, predictor/loops.py). Unknown values are
+``RPLAY_UNKNOWN()``, a function the evaluator cannot know.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from functools import lru_cache
 
 from sqlglot import exp
@@ -32,6 +34,8 @@ class Signature:
     params: tuple[tuple[str, str], ...] = ()  # (lower-case name, IN | OUT | INOUT)
     variables: tuple[tuple[str, str | None], ...] = ()  # (lower-case name, DEFAULT as SQL or None)
     assigned: frozenset[str] = frozenset()
+    sequential: frozenset[str] = frozenset()  # locals only SET / SELECT ... INTO outside loops and handlers
+    catches: bool = False  # a handler for errors: a SIGNAL or failing statement may not end the CALL
 
 
 def signature(tree: exp.Expression) -> Signature:
@@ -45,7 +49,39 @@ def signature(tree: exp.Expression) -> Signature:
                 default = item.args.get("default")
                 text = default.sql(dialect=RplayMySQL) if isinstance(default, exp.Expression) else None
                 variables += [(n.name.lower(), text) for n in _names(item.this)]
-    return Signature(params, tuple(variables), frozenset(assignments(tree)))
+    assigned = frozenset(assignments(tree))
+    local = {name for name, _ in variables} - {name for name, _ in params}
+    catches = any(not _no_data(c) for h in tree.find_all(nodes.DeclareHandler) for c in h.args.get("conditions") or ())
+    return Signature(params, tuple(variables), assigned, frozenset(local - _unfollowed(tree)), catches)
+
+
+def _no_data(condition: object) -> bool:
+    """NOT FOUND or SQLSTATE '02...': a handler that only ends a cursor loop."""
+    if isinstance(condition, exp.Var):
+        return condition.name.upper() == "NOT FOUND"
+    if isinstance(condition, exp.Tuple):
+        return any(isinstance(e, exp.Literal) and str(e.this).startswith("02") for e in condition.expressions)
+    return False
+
+
+_REPEATED = (exp.WhileBlock, exp.RepeatBlock, exp.LoopBlock, nodes.DeclareHandler)
+
+
+def _unfollowed(tree: exp.Expression) -> set[str]:
+    """Names a body assigns where a CALL cannot take the assignments in order: inside a loop or a handler
+    (run any number of times), by FETCH or a nested CALL's arguments."""
+    out: set[str] = set()
+    for item in tree.find_all(exp.SetItem):
+        target = item.this.this if isinstance(item.this, exp.EQ) else None
+        if isinstance(target, exp.Column) and not target.table and item.find_ancestor(*_REPEATED) is not None:
+            out.add(target.name.lower())
+    for node in (*tree.find_all(exp.Into), *tree.find_all(nodes.CursorOp), *tree.find_all(nodes.Call)):
+        if isinstance(node, exp.Into) and node.find_ancestor(*_REPEATED) is None:
+            continue
+        parts = node.expressions if node.expressions else [node.this]
+        out.update(n.name.lower() for part in parts if isinstance(part, exp.Expression)
+                   for n in part.find_all(exp.Identifier))
+    return out
 
 
 def assignments(tree: exp.Expression) -> list[str]:
@@ -88,9 +124,9 @@ def call_bindings(call: str, sig: Signature, outer: Bindings | None = None) -> B
         value_tree = parse(f"SELECT {default}") if default is not None else None
         out[name] = (value_tree.expressions[0] if isinstance(value_tree, exp.Select) and
                      _constant(value_tree.expressions[0]) else exp.Null() if default is None else unknown())
-    for name in sig.assigned:
+    for name in sig.assigned - sig.sequential:
         if name in out:
-            out[name] = unknown()
+            out[name] = unknown()  # the sequential ones are reassigned as the CALL runs (predictor/calls.py)
     return out
 
 
@@ -125,6 +161,19 @@ def _constant(e: exp.Expression) -> bool:
     """No column, variable or placeholder in it: the same value wherever the body uses it."""
     return not any(isinstance(n, exp.Column | exp.Parameter | exp.Placeholder | exp.SessionParameter)
                    for n in e.walk())
+
+
+def as_expression(v: object) -> exp.Expression:
+    """A computed value as SQL text can carry it (what it cannot, a clock reading, becomes unknown)."""
+    if v is None:
+        return exp.Null()
+    if isinstance(v, bool):
+        return exp.Literal.number(int(v))
+    if isinstance(v, int | Decimal):
+        return exp.Literal.number(str(v) if isinstance(v, Decimal) else v)
+    if type(v) is str:
+        return exp.Literal.string(v)
+    return unknown()
 
 
 def unknown() -> exp.Expression:

@@ -241,6 +241,8 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
                     continue
                 changed = None if res is None else res[0]
                 _fire(p, s, t, "UPDATE", pairs if res is not None else None, fired)
+                if res is not None and res.warnings:
+                    out = replace(out, warnings=out.warnings | res.warnings)
                 if res is not None and res[1]:
                     if p.profile.UPDATE_IGNORE_DUP_WARNING:
                         out = replace(out, warnings=out.warnings | {p.profile.UPDATE_IGNORE_DUP_WARNING})
@@ -397,7 +399,7 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
     if time_dropped(t, rows):
         out = replace(out, warnings=out.warnings | {p.profile.TIME_DROPPED_NOTE})
     found = issues(t, rows) if mode is not Mode.IGNORE else []
-    bad = next((i for i in found if i.warning is None or s.strict(trans, i.row)), None)
+    bad = next((i for i in found if not i.note and (i.warning is None or s.strict(trans, i.row))), None)
     if bad is not None and not trans and bad.row > 0:
         p.data.forget(t.ident)  # the rows before the bad one stay: how many the server wrote is not followed
         return out

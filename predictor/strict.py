@@ -3,17 +3,19 @@ NULL into NOT NULL (1048), a string longer than a CHAR / VARCHAR (1406), an inte
 (1264), a string that is no number into an integer column (1366); nothing is logged. A non-strict session
 (``SET sql_mode = ''``), and with STRICT_TRANS_TABLES a non-transactional table's second and later rows,
 store the nearest value with a warning instead (1265 truncated, 1264, 1366, and 1048 for a NULL in a
-multi-row INSERT; a single-row INSERT's NULL fails in any mode). A CHECK constraint a row makes false fails
+multi-row INSERT; a single-row INSERT's NULL fails in any mode). A DECIMAL with more fraction digits than
+its column's scale is rounded, with note 1265, in any mode. A CHECK constraint a row makes false fails
 it in any mode (``CHECK_FAILED``, Profile.CHECK_VIOLATION_ERROR: 3819 on MySQL, 4025 on MariaDB)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
 
 from predictor.catalog import Column, Generated, Table
 from predictor.codes import ER_BAD_NULL, ER_DATA_TOO_LONG
-from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, Value, value
+from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, Value, number, value
 from predictor.moments import Moment
 from predictor.parse import parse_expression
 
@@ -44,6 +46,7 @@ class Issue:
     column: str
     warning: int | None
     stored: Value
+    note: bool = False  # noted in any mode, never refused (a DECIMAL rounded to its scale: 1265)
 
 
 def issues(t: Table, rows: Sequence[Row], full: Sequence[Row] | None = None) -> list[Issue]:
@@ -51,15 +54,13 @@ def issues(t: Table, rows: Sequence[Row], full: Sequence[Row] | None = None) -> 
     with every column, for the CHECKs (an UPDATE's new rows); else missing columns take literal defaults."""
     out: list[Issue] = []
     for i, row in enumerate(rows):
-        if t.checks and _check_fails(t, full[i] if full is not None else _with_defaults(t, row)):
-            out.append(Issue(CHECK_FAILED, i, "", None, UNKNOWN))
-            continue
-        for c in t.columns:
-            name = c.name.lower()
-            if name in row and c.generated is Generated.NO:
-                found = _issue(c, row[name], i, len(rows))
-                if found is not None:
-                    out.append(found)
+        found = [x for c in t.columns if (name := c.name.lower()) in row and c.generated is Generated.NO
+                 and (x := _issue(c, row[name], i, len(rows))) is not None]
+        out += found
+        if t.checks:  # on the values the columns hold: rounded, or what a non-strict mode stored
+            whole = {**(full[i] if full is not None else _with_defaults(t, row)), **{x.column: x.stored for x in found}}
+            if _check_fails(t, whole):
+                out.append(Issue(CHECK_FAILED, i, "", None, UNKNOWN))
     return out
 
 
@@ -70,6 +71,9 @@ def _issue(c: Column, v: Value, row: int, rows: int) -> Issue | None:
             # a single-row INSERT fails in any mode; a multi-row one stores the implicit default
             return Issue(ER_BAD_NULL, row, name, ER_BAD_NULL if rows > 1 else None, UNKNOWN)
         return None
+    if c.scale is not None and number(v):
+        stored = Decimal(str(v)).quantize(Decimal(1).scaleb(-c.scale), ROUND_HALF_UP)
+        return Issue(ER_WARN_DATA_TRUNCATED, row, name, ER_WARN_DATA_TRUNCATED, stored, True) if stored != v else None
     if isinstance(v, bool) or not isinstance(v, str | int):
         return None
     if c.length is not None:

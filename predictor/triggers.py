@@ -17,6 +17,7 @@ from sqlglot import exp
 
 from predictor import nodes
 from predictor.catalog import Table
+from predictor.codes import signal_code
 from predictor.data import DataModel, Mode, Pair, Refused, values_rows
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, known, truth, value
 from predictor.parse import parse
@@ -38,7 +39,6 @@ class Signalled(Exception):
         self.code, self.row = code, row
 
 
-ER_SIGNAL_EXCEPTION = 1644  # SIGNAL SQLSTATE '45000' without MYSQL_ERRNO
 
 
 def run(data: DataModel, t: Table, event: str, pairs: Sequence[Pair], tables: Callable[[str], Table | None],
@@ -107,7 +107,9 @@ class _Runner:
         elif isinstance(n, exp.Select) and isinstance(n.args.get("into"), exp.Into):
             self.select_into(n, rows)
         elif isinstance(n, nodes.Signal):
-            raise _Signal(_signal_code(n))
+            code = signal_code(n)
+            if code is not None:
+                raise _Signal(code)
         elif isinstance(n, exp.IfBlock):
             branch = n.args.get("true") if truth(_bound(n.this, rows), {}) else n.args.get("false")
             if isinstance(branch, exp.Expression):
@@ -226,16 +228,6 @@ class _Signal(Exception):
     def __init__(self, code: int) -> None:
         super().__init__(code)
         self.code = code
-
-
-def _signal_code(n: nodes.Signal) -> int:
-    """SIGNAL's error: its MYSQL_ERRNO, else 1644."""
-    for item in n.expressions or ():
-        if isinstance(item, exp.EQ) and item.this.name.upper() == "MYSQL_ERRNO":
-            v = value(item.expression, {})
-            if isinstance(v, int):
-                return v
-    return ER_SIGNAL_EXCEPTION
 
 
 def _bound(e: exp.Expression, rows: dict[str, Row | None]) -> exp.Expression:

@@ -3,6 +3,8 @@ and rows put back by ROLLBACK (predictor/undo.py)."""
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 from sqlglot import exp
 
@@ -17,6 +19,9 @@ TABLES = {
                                          {"id": 3, "grp": 2, "v": None}, {"id": 4, "grp": 3, "v": 1}]),
     "grp": Source(("id", "name"), [{"id": 1, "name": "a"}, {"id": 2, "name": "b"}, {"id": 9, "name": "z"}]),
     "vague": Source(("id", "v"), [{"id": 1, "v": UNKNOWN}]),
+    "price": Source(("id", "amount", "sku"), [{"id": 1, "amount": Decimal("1200.00"), "sku": "b-2"},
+                                             {"id": 2, "amount": Decimal("960.00"), "sku": "a-10"},
+                                             {"id": 3, "amount": 45, "sku": "a_1"}]),
 }
 
 
@@ -44,6 +49,16 @@ def _source(name: str) -> Source | None:
     ("SELECT id FROM vague WHERE id = 2 AND v > 1", []),  # FALSE AND unknown is FALSE
     ("SELECT id FROM item WHERE v <=> NULL", [[3]]),  # NULL-safe: NULL <=> NULL is TRUE
     ("SELECT id FROM item WHERE NOT (v <=> 5)", [[2], [3], [4]]),  # and NULL <=> 5 is FALSE, not NULL
+    ("SELECT id FROM item ORDER BY v LIMIT 1", [[3]]),  # NULL sorts first
+    ("SELECT id FROM item ORDER BY v DESC LIMIT 2", [[2], [1]]),
+    ("SELECT id FROM item ORDER BY grp, id DESC LIMIT 1, 2", [[1], [3]]),
+    ("SELECT id FROM item LIMIT 10", [[1], [2], [3], [4]]),  # no order needed: every row is kept
+    # DECIMALs compare as numbers, not as their text ('960.00' > '1200.00'), with integers too
+    ("SELECT id FROM price WHERE amount > 1000", [[1]]),
+    ("SELECT id FROM price WHERE amount BETWEEN 45 AND 960.0", [[2], [3]]),
+    ("SELECT SUM(amount), MAX(amount) FROM price", [[Decimal("2205.00"), Decimal("1200.00")]]),
+    ("SELECT id FROM price ORDER BY amount DESC LIMIT 1", [[1]]),
+    ("SELECT id FROM price WHERE amount * 2 = 1920", [[2]]),
 ])
 def test_select_rows(sql: str, rows: list[list[object]]) -> None:
     tree = parse(sql)
@@ -55,7 +70,9 @@ def test_select_rows(sql: str, rows: list[list[object]]) -> None:
 
 @pytest.mark.parametrize("sql", [
     "SELECT id FROM vague WHERE v > 1",  # an unknown value decides
-    "SELECT id FROM item ORDER BY v LIMIT 1",
+    "SELECT id FROM item ORDER BY grp LIMIT 1",  # ids 1 and 2 tie: which comes first is the server's
+    "SELECT id FROM item LIMIT 2",  # which two rows, without ORDER BY, is the server's
+    "SELECT id FROM price ORDER BY sku LIMIT 1",  # '_' and '-' sort differently by collation
     "SELECT id FROM nowhere",
     "SELECT id FROM item WHERE grp IN (SELECT id FROM grp WHERE grp.id = item.grp)",  # correlated
     "SELECT AVG(v) FROM item",
