@@ -98,7 +98,7 @@ def _resolve_write(acc: Access, w: Write, info: StatementInfo, catalog: Catalog,
         if t is None:
             acc.missing.append(name)
             return
-    acc.writes.append(Use(t, w.op, _with_trigger_columns(t, w), top))
+    acc.writes.append(Use(t, w.op, with_trigger_columns(t, w), top))
     if info.kind is Kind.CREATE_TABLE_SELECT:
         return
     events = list(_TRIGGER_EVENTS.get(w.op, ()))
@@ -107,7 +107,7 @@ def _resolve_write(acc: Access, w: Write, info: StatementInfo, catalog: Catalog,
     if info.on_duplicate:
         events.append("UPDATE")
     # an UPDATE's trigger statements in branches no row takes (NEW.c is OLD.c for the columns it leaves alone)
-    cols = _with_trigger_columns(t, w) if w.op is Op.UPDATE else None
+    cols = with_trigger_columns(t, w) if w.op is Op.UPDATE else None
     unchanged = frozenset(c.name.lower() for c in t.columns) - {c.lower() for c in cols} if cols else frozenset()
     for trig in t.triggers:
         if trig.event in events and depth < 8:
@@ -121,7 +121,7 @@ def _resolve_write(acc: Access, w: Write, info: StatementInfo, catalog: Catalog,
                     acc.writes[n:] = [replace(u, idle=True) for u in acc.writes[n:]]
 
 
-def _with_trigger_columns(t: Table, w: Write) -> tuple[str, ...] | None:
+def with_trigger_columns(t: Table, w: Write) -> tuple[str, ...] | None:
     """The columns a write sets, and those its BEFORE triggers set through NEW.c."""
     if w.columns is None or not t.triggers:
         return w.columns

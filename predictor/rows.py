@@ -15,13 +15,13 @@ from predictor.codes import ER_BAD_NULL, ER_WARNING_NOT_COMPLETE_ROLLBACK
 from predictor.data import POSITION, Mode, Pair, Refused, values_rows
 from predictor.evaluate import UNKNOWN, Row
 from predictor.foreign import ER_NO_REFERENCED_ROW, ER_ROW_IS_REFERENCED, missing_parent, referenced
-from predictor.images import images
+from predictor.images import images, upsert_images
 from predictor.literals import UNSURE, Unsure, literal_rows
 from predictor.nodes import Known
 from predictor.outcome import Outcome
 from predictor.parse import Parsed, parse
 from predictor.query import Source, matching_rows, resolved, select_rows
-from predictor.resolve import lookup
+from predictor.resolve import lookup, with_trigger_columns
 from predictor.routines import UNKNOWN_NAME, inline_functions
 from predictor.session import Piece, SessionState
 from predictor.strict import CHECK_FAILED, issues, time_dropped
@@ -432,11 +432,11 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
     warnings = out.warnings | {1062} if res.ignored else out.warnings
     changed = {"write": res.written, "update": res.updated, "delete": res.deleted}
 
-    written = info.writes[0].columns
-    # ON DUPLICATE KEY UPDATE's after image: the INSERT's columns and the assigned ones (both servers, MINIMAL;
-    # fixtures/workloads/warehouse_app.sql and ledger_app.sql)
-    update_cols = (None if written is None else tuple(dict.fromkeys((*written, *(info.on_duplicate or ())))))\
-        if mode is Mode.UPSERT else written
+    written = with_trigger_columns(t, info.writes[0])
+    assigned = (info.on_duplicate or ()) if mode is Mode.UPSERT else ()
+    # MIXED went to row only for the two unique keys, at the end (not sticky from an earlier row statement)
+    deferred = (p.profile.IODUP_TWO_KEYS_DEFERRED and s.binlog_format == "MIXED" and out.unsafe == {"INSERT_TWO_KEYS"}
+                and not (s.sticky_row or s.force_row) and p.profile.engine(t.engine).caps(s.isolation)[1])
 
     def pieces(cache: tuple[Piece, ...]) -> tuple[Piece, ...]:
         """The target's row pieces as the rows went (the decision saw only the statement)."""
@@ -444,14 +444,21 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
         if not own:
             return cache  # not logged as rows, or rows of a self-logging / unreplicated engine
         add: list[Piece] = []
-        for typ, op, cols in (("delete", Op.DELETE, None), ("write", Op.INSERT, written),
-                              ("update", Op.UPDATE, update_cols)):
-            if changed[typ]:
-                if typ in own:
-                    add.append(own[typ])
-                else:
-                    before, after = images(t, op, cols, s.row_image, p.profile)
-                    add.append(Piece(-1, True, not trans, t.name, before, after, typ))
+        for typ, op, cols in (("delete", Op.DELETE, None), ("write", Op.INSERT, written), ("update", Op.UPDATE, None)):
+            if not changed[typ]:
+                continue
+            if op is Op.UPDATE:
+                before, after = upsert_images(t, written, assigned, s.row_image, p.profile, deferred)
+            elif typ in own and not deferred and not (changed["update"] and p.profile.UPSERT_MINIMAL_AFTER_FULL):
+                add.append(own[typ])
+                continue
+            else:  # deferred to row: a FULL write event has the written columns too (upsert_images)
+                image = "MINIMAL" if deferred and s.row_image.upper() == "FULL" else s.row_image
+                before, after = images(t, op, cols, image, p.profile)
+                if op is Op.INSERT and changed["update"] and p.profile.UPSERT_MINIMAL_AFTER_FULL \
+                        and s.row_image.upper() == "MINIMAL":
+                    after = t.ordered({c.name.lower() for c in t.columns})  # MySQL: the rows after a duplicate
+            add.append(Piece(-1, True, not trans, t.name, before, after, typ))
         return tuple(x for x in cache if not (x.rows and x.table == t.name)) + tuple(add)
 
     stmt_cache, trx = pieces(out.stmt_cache), pieces(out.trx)
