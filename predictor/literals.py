@@ -10,6 +10,7 @@ Anything else is ``UNSURE`` and the caller parses. A hand-written scanner, no re
 
 from __future__ import annotations
 
+from decimal import Decimal
 from enum import Enum
 
 from predictor.catalog import Table
@@ -81,8 +82,10 @@ def _other_value(text: str) -> object:
     v = _key_value(text)
     if v is not UNSURE:
         return v
-    if text[:1] != "-" and "." in text and text.replace(".", "", 1).isdigit():
-        return exact(text)  # a DECIMAL, as evaluate.literal reads it
+    number = text[1:] if text[:1] == "-" else text
+    if "." in number and number.replace(".", "", 1).isdigit():
+        v = exact(number)  # a DECIMAL, as evaluate.literal reads it
+        return -v if text[:1] == "-" and isinstance(v, Decimal) else v
     if not text.endswith("()"):
         return UNKNOWN
     name = text[:-2].upper()
