@@ -9,9 +9,11 @@ from sqlglot import exp
 from predictor.analyze import Kind, analyze, analyze_tree
 from predictor.dialect import RplayMySQL
 from predictor.evaluate import UNKNOWN, value
+from predictor.localvars import assign
 from predictor.parse import parse
 from predictor.predict import predict_workload
 from predictor.routines import bind, call_bindings, inline_functions
+from predictor.session import SessionState
 from predictor.workload import parse_workload
 
 PROC = """CREATE PROCEDURE p(IN k INT, OUT o INT, INOUT io INT, IN moved INT)
@@ -23,6 +25,21 @@ BEGIN
   UPDATE t SET moved = moved + 1 WHERE id = k;
   SELECT COUNT(*) INTO o FROM t;
 END"""
+
+
+@pytest.mark.parametrize(("reached", "later"), [(True, "5"), (False, "RPLAY_UNKNOWN()")])
+def test_a_local_takes_its_value_where_the_call_sets_it(reached: bool, later: str) -> None:
+    info = analyze(PROC)
+    sig = info.signature
+    assert sig is not None
+    assert sig.sequential == {"twice", "seen", "later"}  # o is a parameter; a loop or FETCH would exclude one
+    values = dict(call_bindings("CALL p(7, @out, 3 + 4, 9)", sig) or {})
+    set_later = next(x.text for x in info.body if x.kind is Kind.SET)
+    insert = next(x.text for x in info.body if x.kind is Kind.INSERT)
+    assert set_later is not None and insert is not None
+    # reached=False: an IF the values do not decide may skip the SET, so the value is unknown from there on
+    assert assign(set_later, sig.sequential, values, SessionState("s", {}), lambda name: None, reached) is None
+    assert bind(insert, values) == f"INSERT INTO t VALUES (7, 7 * 2, NULL, {later}, 3 + 4, RPLAY_UNKNOWN())"
 
 
 @pytest.mark.parametrize("sql", [
@@ -62,8 +79,9 @@ def test_call_binds_constants_and_leaves_the_rest_unknown() -> None:
     assert b is not None
     insert = next(x.text for x in analyze(PROC).body if x.kind is Kind.INSERT)
     assert insert is not None
-    # k and io are constants, twice its DEFAULT, seen NULL; later and o are assigned in the body
-    assert bind(insert, b) == "INSERT INTO t VALUES (7, 7 * 2, NULL, RPLAY_UNKNOWN(), 3 + 4, RPLAY_UNKNOWN())"
+    # k and io are constants, twice its DEFAULT, seen NULL; later is NULL until its SET runs (localvars.py);
+    # o, an OUT parameter the body assigns, is unknown
+    assert bind(insert, b) == "INSERT INTO t VALUES (7, 7 * 2, NULL, NULL, 3 + 4, RPLAY_UNKNOWN())"
     update = next(x.text for x in analyze(PROC).body if x.kind is Kind.UPDATE)
     assert update is not None
     # the column a SET assigns stays a column even when a parameter has its name
