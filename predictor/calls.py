@@ -152,8 +152,11 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
                 sb.unsafe.clear()
             elif sb.unsafe:
                 b.unsafe_noted = True  # in STATEMENT format the CALL reports them, 1592, logged or not (9.7)
-        if sb.row_events and s.binlog_format == "MIXED":
-            s.force_row = True  # within one CALL, MIXED stays in row format once it switched
+        if s.binlog_format == "MIXED" and (sb.row_events or (sub.kind is Kind.SELECT and sub.reads and (
+                sub.limit is not None and not (p.profile.LIMIT_ZERO_SAFE and sub.limit == 0)))):
+            # within one CALL, MIXED stays in row format once it switched; a SELECT ... LIMIT in the body is
+            # decided as unsafe too, though it logs nothing (procedure_locals.sql)
+            s.force_row = True
         _merge(b, sb)
         p.binlog.builders[b.seq] = b
         if sb.error is not None:

@@ -452,8 +452,8 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
             elif typ in own and not deferred and not (changed["update"] and p.profile.UPSERT_MINIMAL_AFTER_FULL):
                 add.append(own[typ])
                 continue
-            else:  # deferred to row: a FULL write event has the written columns too (upsert_images)
-                image = "MINIMAL" if deferred and s.row_image.upper() == "FULL" else s.row_image
+            else:  # deferred to row: a FULL / NOBLOB write event has the written columns too (upsert_images)
+                image = "MINIMAL" if deferred else s.row_image
                 before, after = images(t, op, cols, image, p.profile)
                 if op is Op.INSERT and changed["update"] and p.profile.UPSERT_MINIMAL_AFTER_FULL \
                         and s.row_image.upper() == "MINIMAL":
