@@ -38,7 +38,7 @@ from predictor import nodes
 from predictor.dialect import RplayMySQL
 from predictor.evaluate import CannotEvaluate, Value, value
 from predictor.parse import parse
-from predictor.routines import Bindings, as_expression, assignments, bind, substitute
+from predictor.routines import Bindings, as_expression, assignments, bind, no_data, substitute
 
 MAX_PASSES = 1000  # beyond this a loop is predicted as one pass (the record would be the same; groups not)
 
@@ -113,20 +113,11 @@ def cursor_loop(node: exp.Expression, root: exp.Expression, position: int) -> Cu
         return None
     name = first.name.lower()
     query = next((d.expression for d in root.find_all(nodes.DeclareCursor) if d.name.lower() == name), None)
-    handled = any(_not_found(c) for h in root.find_all(nodes.DeclareHandler) for c in h.args.get("conditions") or ())
+    handled = any(no_data(c) for h in root.find_all(nodes.DeclareHandler) for c in h.args.get("conditions") or ())
     if not isinstance(query, exp.Expression) or not handled:
         return None
     targets = tuple(t.name.lower() for t in first.expressions or () if isinstance(t, exp.Expression))
     return CursorLoop(position, query.sql(dialect=RplayMySQL), targets)
-
-
-def _not_found(condition: object) -> bool:
-    """NOT FOUND or SQLSTATE '02000': the condition a FETCH past the last row raises."""
-    if isinstance(condition, exp.Var):
-        return condition.name.upper() == "NOT FOUND"
-    if isinstance(condition, exp.Tuple):
-        return any(isinstance(e, exp.Literal) and e.this == "02000" for e in condition.expressions)
-    return False
 
 
 def counted_loop(node: exp.Expression, root: exp.Expression, position: int,

@@ -51,11 +51,11 @@ def signature(tree: exp.Expression) -> Signature:
                 variables += [(n.name.lower(), text) for n in _names(item.this)]
     assigned = frozenset(assignments(tree))
     local = {name for name, _ in variables} - {name for name, _ in params}
-    catches = any(not _no_data(c) for h in tree.find_all(nodes.DeclareHandler) for c in h.args.get("conditions") or ())
+    catches = any(not no_data(c) for h in tree.find_all(nodes.DeclareHandler) for c in h.args.get("conditions") or ())
     return Signature(params, tuple(variables), assigned, frozenset(local - _unfollowed(tree)), catches)
 
 
-def _no_data(condition: object) -> bool:
+def no_data(condition: object) -> bool:
     """NOT FOUND or SQLSTATE '02...': a handler that only ends a cursor loop."""
     if isinstance(condition, exp.Var):
         return condition.name.upper() == "NOT FOUND"
