@@ -23,6 +23,7 @@ from predictor.query import select_rows
 from predictor.routines import Bindings, as_expression, bind, call_bindings
 from predictor.rows import table_source
 from predictor.session import SessionState
+from predictor.unsafe import limited
 
 if TYPE_CHECKING:
     from predictor.engine import Predictor
@@ -152,8 +153,8 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
                 sb.unsafe.clear()
             elif sb.unsafe:
                 b.unsafe_noted = True  # in STATEMENT format the CALL reports them, 1592, logged or not (9.7)
-        if s.binlog_format == "MIXED" and (sb.row_events or (sub.kind is Kind.SELECT and sub.reads and (
-                sub.limit is not None and not (p.profile.LIMIT_ZERO_SAFE and sub.limit == 0)))):
+        if s.binlog_format == "MIXED" and (sb.row_events or (sub.kind is Kind.SELECT and sub.reads
+                                                            and limited(sub, p.profile))):
             # within one CALL, MIXED stays in row format once it switched; a SELECT ... LIMIT in the body is
             # decided as unsafe too, though it logs nothing (procedure_locals.sql)
             s.force_row = True

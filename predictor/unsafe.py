@@ -21,10 +21,14 @@ _INSERTS = (Kind.INSERT, Kind.REPLACE)
 
 
 def limit(info: StatementInfo, profile: Profile) -> bool:
-    if info.limit is None or info.kind not in (Kind.UPDATE, Kind.DELETE, Kind.INSERT, Kind.REPLACE,
-                                               Kind.CREATE_TABLE_SELECT):
+    if info.kind not in (Kind.UPDATE, Kind.DELETE, Kind.INSERT, Kind.REPLACE, Kind.CREATE_TABLE_SELECT):
         return False
-    return not (profile.LIMIT_ZERO_SAFE and 0 <= info.limit <= 0)
+    return limited(info, profile)
+
+
+def limited(info: StatementInfo, profile: Profile) -> bool:
+    """A LIMIT the unsafe rule counts, whatever the statement (a body's SELECT ... LIMIT too: calls.py)."""
+    return info.limit is not None and not (profile.LIMIT_ZERO_SAFE and 0 <= info.limit <= 0)
 
 
 def insert_ignore_select(info: StatementInfo, profile: Profile) -> bool:
