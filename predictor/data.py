@@ -111,11 +111,13 @@ class TableData:
         tup = tuple(row.get(c, UNKNOWN) for c in self.keys[k])
         return None if any(v is None or opaque(v) for v in tup) else tup
 
-    def conflict(self, row: Row, unknown_clashes: bool = True) -> tuple[int, int] | None:
-        """(key number, row position) of the first unique key ``row`` duplicates. A key with an unknown part
-        raises CannotEvaluate, or, ``unknown_clashes`` False (a plain INSERT), is taken to clash with nothing:
-        the assumption the predictor makes for every INSERT into a table it does not follow."""
-        for k in range(len(self.keys)):
+    def conflict(self, row: Row, unknown_clashes: bool = True,
+                 keys: Sequence[int] | None = None) -> tuple[int, int] | None:
+        """(key number, row position) of the first unique key (of ``keys``, default all) ``row`` duplicates. A
+        key with an unknown part raises CannotEvaluate, or, ``unknown_clashes`` False (a plain INSERT), is taken
+        to clash with nothing: the assumption the predictor makes for every INSERT into a table it does not
+        follow."""
+        for k in range(len(self.keys)) if keys is None else keys:
             tup = self.key_of(k, row) if unknown_clashes else self.known_key(k, row)
             if tup is not None and tup in self.index[k]:
                 return k, self.index[k][tup]
@@ -303,6 +305,32 @@ class DataModel:
             d.next_auto = work.next_auto  # InnoDB does not give back auto-increment values
         return out
 
+    def set_new(self, t: Table, row: Row, column: str, v: Value) -> Row | None:
+        """A BEFORE trigger's ``SET NEW.column = v`` on a row the statement wrote into tracked ``t``: the row as
+        stored now; None when it cannot be followed (the table untracked, the row not found). Raises Refused
+        (1062) when the row's new key clashes: the server checks keys after the BEFORE triggers."""
+        d = self.tracked(t)
+        name = column.lower()
+        if d is None or t.column(name) is None:
+            return None
+        at = next((i for i in range(len(d.rows) - 1, -1, -1) if d.rows[i] is row), None)
+        if at is None:
+            return None
+        new = {**row, name: _coerce(t, name, str(v) if isinstance(v, Recased) else v)}  # stored: a string
+        if not any(name in k for k in d.keys):
+            d.rows[at] = new
+            return new
+        d.remove(at)
+        clash = d.conflict(new, unknown_clashes=False) is not None
+        d.rows[at] = row if clash else new
+        for k in range(len(d.keys)):
+            tup = d.known_key(k, d.rows[at])  # type: ignore[arg-type]
+            if tup is not None:
+                d.index[k][tup] = at
+        if clash:
+            raise Refused(ER_DUP_ENTRY, False)
+        return new
+
     def changed_columns(self, t: Table, columns: Sequence[str], where: exp.Expression | None = None) -> None:
         """An UPDATE wrote ``columns`` of some rows: their values are no longer known, in the rows ``where``
         may select (all rows when None, or when it cannot be evaluated on keys)."""
@@ -450,10 +478,14 @@ class DataModel:
                  if back.get(c, c) in r} for r in d.live()]
         self.create(new)
         nd = self.tables[new.ident]
+        # only a key the ALTER adds can clash: the rows already lived together under the others (with unknown
+        # values in them, which an INSERT takes to clash with nothing)
+        kept = {tuple(renames.get(c, c) for c in k) for k in d.keys} if renames else set(d.keys)
+        fresh = [i for i, k in enumerate(nd.keys) if k not in kept]
         try:
             for r in rows:
                 full = _fill(new, nd, r)
-                if nd.conflict(full) is not None:
+                if nd.conflict(full, keys=fresh) is not None:
                     del self.tables[new.ident]
                     self.tables[old.ident] = d
                     return False

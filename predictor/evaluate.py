@@ -36,6 +36,9 @@ class Fresh:
 
 
 _FRESH_FUNCTIONS = frozenset({"UUID_SHORT", "SYS_GUID"})  # and exp.Uuid
+# of a fresh value, these are as unique as it (UNHEX(REPLACE(UUID(), '-', '')), MD5(UUID()), UUID_TO_BIN(UUID()))
+_KEEPS_FRESH = (exp.Unhex, exp.Hex, exp.Replace, exp.MD5, exp.SHA, exp.SHA2, exp.Lower, exp.Upper, exp.Concat)
+_KEEPS_FRESH_NAMES = frozenset({"UUID_TO_BIN", "BIN_TO_UUID", "SHA1"})
 
 Value = object  # int | Decimal | str (casefolded, trailing spaces stripped: default collations) | None (NULL) | Moment
 #                | Fresh | UNKNOWN
@@ -176,6 +179,10 @@ def value(e: exp.Expression, row: Row, values: Row | None = None) -> Value:
         return None if same == 1 else a
     if isinstance(e, exp.Uuid) or (isinstance(e, exp.Anonymous) and e.name.upper() in _FRESH_FUNCTIONS):
         return Fresh()
+    if isinstance(e, _KEEPS_FRESH) or (isinstance(e, exp.Anonymous) and e.name.upper() in _KEEPS_FRESH_NAMES):
+        fresh = _fresh_argument(e, row, values)
+        if fresh is not None:
+            return fresh
     if isinstance(e, exp.Func):
         got = computed(e, lambda x: value(x, row, values))
         if is_computed(got):
@@ -210,7 +217,8 @@ def value(e: exp.Expression, row: Row, values: Row | None = None) -> Value:
                 if told is None:
                     raise CannotEvaluate("clock readings too close to compare")
                 return int(told)
-            if type(a) is not type(b) and not (number(a) and number(b)):
+            if type(a) is not type(b) and not (number(a) and number(b)) \
+                    and not (isinstance(a, str) and isinstance(b, str)):  # a Recased string is a string
                 raise CannotEvaluate("comparison across types")
             return 1 if fn(a, b) else 0
     if isinstance(e, exp.NullSafeEQ | exp.NullSafeNEQ):
@@ -244,6 +252,20 @@ def value(e: exp.Expression, row: Row, values: Row | None = None) -> Value:
         if isinstance(e, exp.Func):
             return UNKNOWN  # NOW(), RAND(), UUID(), CONCAT(a, b): a value, just not one we know
         raise
+
+
+def _fresh_argument(e: exp.Func, row: Row, values: Row | None) -> Fresh | None:
+    """The fresh value ``e`` is built from (its first argument, or for CONCAT any part), else None."""
+    args = e.expressions if isinstance(e, exp.Concat | exp.Anonymous) else [e.this]
+    for x in args[:None if isinstance(e, exp.Concat) else 1]:
+        if isinstance(x, exp.Expression):
+            try:
+                v = value(x, row, values)
+            except CannotEvaluate:
+                continue
+            if isinstance(v, Fresh):
+                return v
+    return None
 
 
 def _conditional(e: exp.If | exp.Case, row: Row, values: Row | None) -> Value:

@@ -51,8 +51,7 @@ def with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState
         except triggers.Signalled as sig:  # a trigger's SIGNAL: the statement fails, its changes are undone
             restore(saved, p.data, p.rows)
             s.last_insert_id = prior
-            note = p.profile.ROUTINE_ERROR_NOTE
-            return _failed(out, sig.code, note)
+            return _failed(out, sig.code, p.profile.ROUTINE_ERROR_NOTE if sig.raised_in_body else None)
     if fired and all(c is not None for c in fired.values()) and all(
             w.table.lower() in fired or not _has_triggers(p, w.table, s) for w in info.writes):
         out = _idle_triggers(info, out, fired)
@@ -164,12 +163,12 @@ def parsed(p: Predictor, sql: str, s: SessionState) -> Parsed:
 
 
 def _fire(p: Predictor, s: SessionState, t: Table, event: str, pairs: list[Pair] | None,
-          fired: dict[str, Changed | None]) -> None:
+          fired: dict[str, Changed | None], dup_fails: bool = False) -> None:
     """Run ``t``'s ``event`` triggers on the rows the statement wrote (predictor/triggers.py)."""
     if pairs is None or not any(tr.event.upper() == event for tr in t.triggers):
         return
     fired[t.name.lower()] = triggers.run(p.data, t, event, pairs, lambda name: lookup(name, p.catalog, s),
-                                         lambda x: p.journal(s, x), lambda body: bind(body, s))
+                                         lambda x: p.journal(s, x), lambda body: bind(body, s), dup_fails)
 
 
 def _idle_triggers(info: StatementInfo, out: Outcome, fired: dict[str, Changed | None]) -> Outcome:
@@ -240,7 +239,7 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
                     p.data.forget(t.ident)  # rows before the refused one stay changed: which ones is not followed
                     continue
                 changed = None if res is None else res[0]
-                _fire(p, s, t, "UPDATE", pairs if res is not None else None, fired)
+                _fire(p, s, t, "UPDATE", pairs if res is not None else None, fired, not info.ignore)
                 if res is not None and res.warnings:
                     out = replace(out, warnings=out.warnings | res.warnings)
                 if res is not None and res[1]:
@@ -423,7 +422,7 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
         return out
     if res.dup_at is None:
         s.last_insert_id = res.first_id if res.first_id is not None else prior
-        _fire(p, s, t, "INSERT", pairs, fired)
+        _fire(p, s, t, "INSERT", pairs, fired, mode is Mode.INSERT)
     if res.dup_at is not None:
         if trans or res.dup_at == 0:
             return _failed(out, 1062)

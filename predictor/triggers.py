@@ -2,6 +2,8 @@
 ELSE conditions are evaluated, and the UPDATEs, DELETEs and INSERT ... VALUES a body runs change the rows
 of their table.
 
+A BEFORE trigger's ``SET NEW.c = ...`` changes the row the statement writes.
+
 Whether a trigger's UPDATE changed a row decides whether the statement has row events for that table
 (``UPDATE slots`` whose trigger updates ``tallies`` only when a slot gets booked). A body this module cannot
 follow (a loop, a CALL, a local variable, a condition on an unknown value) makes the whole firing
@@ -32,21 +34,25 @@ class _Inexact(Exception):
 
 
 class Signalled(Exception):
-    """A body's SIGNAL ran: the statement fails with ``code`` at its row ``row`` (0-based)."""
+    """A body's SIGNAL ran: the statement fails with ``code`` at its row ``row`` (0-based). ``raised_in_body``
+    False: the error is the statement's own (a key a BEFORE trigger's SET NEW made a duplicate), which
+    MariaDB does not follow with its note 4094."""
 
-    def __init__(self, code: int, row: int) -> None:
+    def __init__(self, code: int, row: int, raised_in_body: bool = True) -> None:
         super().__init__(code)
-        self.code, self.row = code, row
+        self.code, self.row, self.raised_in_body = code, row, raised_in_body
 
 
 
 
 def run(data: DataModel, t: Table, event: str, pairs: Sequence[Pair], tables: Callable[[str], Table | None],
         journal: Callable[[Table], None],
-        bind: Callable[[exp.Expression], exp.Expression] = lambda body: body) -> Changed | None:
+        bind: Callable[[exp.Expression], exp.Expression] = lambda body: body,
+        dup_fails: bool = False) -> Changed | None:
     """Fire ``t``'s triggers for ``event`` once per pair, BEFORE ones first; None when they cannot be followed
     (what they already changed is then overwritten by the caller's fallback). ``bind`` puts the session's
-    known user variables into a body (predictor/variables.py)."""
+    known user variables into a body (predictor/variables.py). ``dup_fails``: a duplicate key a BEFORE trigger's
+    SET NEW makes fails the statement (1062, raised as Signalled) rather than being skipped (IGNORE)."""
     triggers = sorted((tr for tr in t.triggers if tr.event.upper() == event),
                       key=lambda tr: tr.timing.upper() != "BEFORE")
     changed: Changed = {w.table.lower(): 0 for tr in triggers for info in tr.body for w in info.writes}
@@ -56,14 +62,16 @@ def run(data: DataModel, t: Table, event: str, pairs: Sequence[Pair], tables: Ca
     if any(b is None for b in found):
         return None
     bodies = [bind(b) for b in found if b is not None]
-    runner = _Runner(data, tables, journal, changed)
+    runner = _Runner(data, tables, journal, changed, t, dup_fails)
     try:
         for i, (old, new) in enumerate(pairs):
             for body in bodies:
+                rows: dict[str, Row | None] = {"old": old, "new": new, "": {}}
                 try:
-                    runner.node(body, {"old": old, "new": new, "": {}})
+                    runner.node(body, rows)
                 except _Signal as sig:
-                    raise Signalled(sig.code, i) from None
+                    raise Signalled(sig.code, i, sig.raised_in_body) from None
+                new = rows["new"]  # as a BEFORE trigger's SET NEW.c left it, for the AFTER ones
     except (_Inexact, CannotEvaluate):
         return None
     return changed
@@ -93,8 +101,10 @@ def _body(text: str) -> exp.Expression | None:
 
 class _Runner:
     def __init__(self, data: DataModel, tables: Callable[[str], Table | None], journal: Callable[[Table], None],
-                 changed: Changed) -> None:
+                 changed: Changed, subject: Table, dup_fails: bool) -> None:
         self.data, self.tables, self.journal, self.changed = data, tables, journal, changed
+        self.subject = subject  # the table whose triggers run: SET NEW.c changes its row
+        self.dup_fails = dup_fails  # a key SET NEW.c makes a duplicate fails the statement (no IGNORE)
 
     def node(self, n: exp.Expression, rows: dict[str, Row | None]) -> None:
         if isinstance(n, exp.Block):
@@ -140,10 +150,33 @@ class _Runner:
         for item in n.expressions:
             eq = item.this if isinstance(item, exp.SetItem) else None
             target = eq.this if isinstance(eq, exp.EQ) else None
+            if isinstance(eq, exp.EQ) and isinstance(target, exp.Column) and target.table.lower() == "new":
+                self.set_new(target.name, eq.expression, rows)
+                continue
             if not isinstance(eq, exp.EQ) or not isinstance(target, exp.Column) or target.table \
                     or target.name.lower() not in local:
                 raise _Inexact("SET of something other than a local variable")
             local[target.name.lower()] = value(_bound(eq.expression, rows), {})
+
+    def set_new(self, column: str, e: exp.Expression, rows: dict[str, Row | None]) -> None:
+        """``SET NEW.c = e``: the row the statement writes takes the value (unknown when it cannot be
+        evaluated, as an UPDATE's assignment)."""
+        row = rows.get("new")
+        if row is None:
+            raise _Inexact("SET NEW in a trigger without a NEW row")
+        try:
+            v = value(_bound(e, rows), {})
+        except CannotEvaluate:
+            v = UNKNOWN
+        try:
+            stored = self.data.set_new(self.subject, row, column, v)
+        except Refused as refused:
+            if self.dup_fails:
+                raise _Signal(refused.code, raised_in_body=False) from None
+            raise _Inexact("SET NEW clashes under IGNORE") from None
+        if stored is None:
+            raise _Inexact("SET NEW on a row the model does not follow")
+        rows["new"] = stored
 
     def select_into(self, n: exp.Select, rows: dict[str, Row | None]) -> None:
         local = rows[""]
@@ -225,9 +258,9 @@ def count(changed: Changed, table: str, n: int | None) -> None:
 
 
 class _Signal(Exception):
-    def __init__(self, code: int) -> None:
+    def __init__(self, code: int, raised_in_body: bool = True) -> None:
         super().__init__(code)
-        self.code = code
+        self.code, self.raised_in_body = code, raised_in_body
 
 
 def _bound(e: exp.Expression, rows: dict[str, Row | None]) -> exp.Expression:
