@@ -649,7 +649,7 @@ def _alter(tree: exp.Alter) -> StatementInfo:
 
 def _assignments(tree: exp.Set) -> StatementInfo:
     out: list[Assignment] = []
-    funcs, sysvars = [], []
+    funcs, sysvars, reads = [], [], []
     for item in tree.expressions:
         if not isinstance(item, exp.SetItem):
             continue
@@ -676,6 +676,7 @@ def _assignments(tree: exp.Set) -> StatementInfo:
         if name.startswith("@"):
             scope, name = "USER", name.lstrip("@")
         value = eq.expression
+        reads += [t for t in _tables(value) if t not in reads]  # SET x = (SELECT ...): in a body, read-locked
         f, s = _expression_facts(value)
         funcs += f
         sysvars += s
@@ -686,7 +687,8 @@ def _assignments(tree: exp.Set) -> StatementInfo:
         else:
             text = value.sql() if isinstance(value, exp.Expression) else str(value)
         out.append(Assignment(scope, name, text))
-    return StatementInfo(Kind.SET, assignments=tuple(out), functions=tuple(funcs), sysvars=tuple(sysvars))
+    return StatementInfo(Kind.SET, assignments=tuple(out), functions=tuple(funcs), sysvars=tuple(sysvars),
+                         reads=tuple(reads))
 
 
 def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:

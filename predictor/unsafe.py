@@ -101,7 +101,7 @@ def write_autoinc_select(ctx: Context) -> bool:
     reads a table that body does not write (fixtures/seeds/003_logging_rules/unsafe_24_write_autoinc_select.sql)."""
     if ctx.info.kind not in (*_INSERTS, Kind.UPDATE, Kind.DELETE):
         return False
-    if not any(t.auto_increment is not None for t in _top_targets(ctx)):
+    if not any(u.table.auto_increment is not None for u in ctx.access.writes):
         return False
     # a table read-locked only: one a trigger or function also writes is write-locked (seen on MariaDB 10.11)
     targets = {t.name.lower() for t in _top_targets(ctx)}
