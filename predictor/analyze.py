@@ -724,6 +724,8 @@ def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:
             info = _common(n, [], kind=Kind.NOOP)
             if isinstance(n, nodes.Signal) and str(n.args.get("kind")).upper() == "SIGNAL":
                 info = replace(info, signal=signal_code(n))
+            if isinstance(n, nodes.DeclareCursor) and isinstance(n.expression, exp.Select):
+                info = replace(info, limit=_limit_value(n.expression))  # OPEN runs it: unsafe.limited()
             if not (info.functions or info.sysvars or info.reads or info.signal):
                 return
         elif isinstance(n, nodes.DeclareHandler):

@@ -153,10 +153,11 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
                 sb.unsafe.clear()
             elif sb.unsafe:
                 b.unsafe_noted = True  # in STATEMENT format the CALL reports them, 1592, logged or not (9.7)
-        if s.binlog_format == "MIXED" and (sb.row_events or (sub.kind is Kind.SELECT and sub.reads
+        if s.binlog_format == "MIXED" and (sb.row_events or (sub.kind in (Kind.SELECT, Kind.NOOP) and sub.reads
                                                             and limited(sub, p.profile))):
-            # within one CALL, MIXED stays in row format once it switched; a SELECT ... LIMIT in the body is
-            # decided as unsafe too, though it logs nothing (procedure_locals.sql)
+            # within one CALL, MIXED stays in row format once it switched; a SELECT ... LIMIT in the body (a
+            # cursor's too: NOOP, its DECLARE) is decided as unsafe too, though it logs nothing
+            # (procedure_locals.sql, cursor_loops.sql)
             s.force_row = True
         _merge(b, sb)
         p.binlog.builders[b.seq] = b

@@ -11,18 +11,19 @@ more than ``MAX_TRACKED`` rows (parsing every INSERT of a big workload would cos
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from enum import Enum
+from functools import cmp_to_key
 from typing import NamedTuple
 
 from sqlglot import exp
 
 from predictor.catalog import Generated, Table
 from predictor.codes import ER_DUP_ENTRY
-from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, Value, opaque, truth, value
-from predictor.moments import Moment, same_second
+from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, Value, number, opaque, truth, value
+from predictor.moments import CLOCK, HORIZON, Moment, compare, same_second, stored
 from predictor.query import Source, filtered
 from predictor.strict import CHECK_FAILED, issues
 from predictor.values import Recased
@@ -498,12 +499,20 @@ class DataModel:
 def _first_ordered(hit: list[int], d: TableData, order: Sequence[exp.Ordered], limit: int) -> list[int]:
     """The first ``limit`` of ``hit`` by ORDER BY; CannotEvaluate when the cut falls between equal keys (then
     which rows the server takes depends on its plan) or a key is not known."""
+    raw = {i: [value(o.this, row) for o in order] for i in hit if (row := d.rows[i]) is not None}
+    if any(isinstance(v, Moment) for vs in raw.values() for v in vs):
+        cmp = _ordered_cmp(order)
+        ranked = sorted(raw, key=lambda i: cmp_to_key(cmp)(raw[i]))
+        if limit == 0:
+            return []
+        # every row kept must come before every row left (the comparison is only partly transitive)
+        if any(cmp(raw[k], raw[m]) != -1 for k in ranked[:limit] for m in ranked[limit:]):
+            raise CannotEvaluate("LIMIT cuts between ORDER BY keys that may be equal")
+        return ranked[:limit]
+
     def key(i: int) -> tuple[tuple[int, object], ...]:
-        row = d.rows[i]
-        assert row is not None
         out: list[tuple[int, object]] = []
-        for o in order:
-            v = value(o.this, row)
+        for o, v in zip(order, raw[i], strict=True):
             if opaque(v) or isinstance(v, Moment):
                 raise CannotEvaluate("ORDER BY an unknown value")
             desc = bool(o.args.get("desc"))
@@ -512,7 +521,7 @@ def _first_ordered(hit: list[int], d: TableData, order: Sequence[exp.Ordered], l
         return tuple(out)
 
     try:
-        keyed = sorted(((key(i), i) for i in hit), key=lambda x: x[0])
+        keyed = sorted(((key(i), i) for i in raw), key=lambda x: x[0])
     except TypeError:
         raise CannotEvaluate("ORDER BY across types") from None
     if limit == 0:
@@ -520,6 +529,67 @@ def _first_ordered(hit: list[int], d: TableData, order: Sequence[exp.Ordered], l
     if keyed[limit - 1][0] == keyed[limit][0]:
         raise CannotEvaluate("LIMIT cuts between equal ORDER BY keys")
     return [i for _, i in keyed[:limit]]  # in ORDER BY order: the order the rows are changed in
+
+
+def _clock_cmp(a: Moment, b: Moment) -> tuple[int, bool] | None:
+    """How two stored clock readings compare: (sign, sure); sure False means "a <= b" (sign -1) or "a >= b"
+    (sign 1) but maybe equal (the same offset from NOW(), read by two statements maybe in the same second:
+    the next ORDER BY key decides). None: cannot be said. The clock does not go back, and a replay lasts less
+    than HORIZON (moments.stored)."""
+    if a.date or b.date or a.now is None or b.now is None or a.reading is None or b.reading is None \
+            or a.now[1] != b.now[1]:
+        told = compare(a, b, "<")
+        if told:
+            return -1, True
+        return (1, True) if compare(b, a, "<") else None
+    oa, ob = a.now[0], b.now[0]
+    if a.reading == b.reading:
+        return (oa > ob) - (oa < ob), True
+    if a.reading > b.reading:
+        flipped = _clock_cmp(b, a)
+        return None if flipped is None else (-flipped[0], flipped[1])
+    if ob > oa:  # b read later, at a later offset
+        return -1, True
+    if ob == oa:
+        return -1, False
+    return (1, True) if oa - ob > HORIZON else None
+
+
+def _ordered_cmp(order: Sequence[exp.Ordered]) -> Callable[[list[Value], list[Value]], int]:
+    """A comparison of two rows' ORDER BY values that knows clock readings; raises CannotEvaluate where the
+    order cannot be said."""
+    def cmp(xs: list[Value], ys: list[Value]) -> int:
+        leaning = 0  # a clock said "<=" or ">=": a later key must agree, else the order is open
+        for o, x, y in zip(order, xs, ys, strict=True):
+            desc = -1 if o.args.get("desc") else 1
+            if x is UNKNOWN or y is UNKNOWN:
+                raise CannotEvaluate("ORDER BY an unknown value")
+            if x is None or y is None:
+                sign, sure = ((x is not None) - (y is not None)) * desc, True
+            elif isinstance(x, Moment) and isinstance(y, Moment):
+                told = _clock_cmp(x, y)
+                if told is None:
+                    raise CannotEvaluate("ORDER BY clock readings that may come in either order")
+                sign, sure = told[0] * desc, told[1]
+            elif isinstance(x, Moment) or isinstance(y, Moment) or (
+                    type(x) is not type(y) and not (number(x) and number(y))):
+                raise CannotEvaluate("ORDER BY across types")
+            else:
+                sign, sure = ((x > y) - (x < y)) * desc, True  # type: ignore[operator]
+            if not sure:
+                if leaning and leaning != sign:
+                    raise CannotEvaluate("ORDER BY clock readings that may come in either order")
+                leaning = sign
+                continue
+            if sign:
+                if leaning and sign != leaning:
+                    raise CannotEvaluate("ORDER BY clock readings that may come in either order")
+                return sign
+        if leaning:
+            raise CannotEvaluate("ORDER BY clock readings that may be equal")
+        return 0
+
+    return cmp
 
 
 class _Desc:
@@ -544,7 +614,7 @@ def _coerce(t: Table, name: str, v: Value) -> Value:
         return v
     base = col.type.upper().split("(")[0]
     if isinstance(v, Moment):
-        return v.as_date() if base == "DATE" else v if base in _CLOCK_TYPES else UNKNOWN
+        return v.as_date() if base == "DATE" else stored(v) if base in _CLOCK_TYPES else UNKNOWN
     if base in _INT_TYPES and isinstance(v, str):
         try:
             return int(v)
@@ -573,6 +643,8 @@ def _fill(t: Table, d: TableData, row: Row) -> Row:
             out[name] = None
         elif c.literal_default:
             out[name] = _coerce(t, name, c.literal_default[0])
+        elif c.default_now:
+            out[name] = _coerce(t, name, CLOCK["NOW"])
         else:
             out[name] = UNKNOWN
     if d.auto is not None:
@@ -686,6 +758,14 @@ def _assigned_row(t: Table, old: Row, assignments: Sequence[tuple[str, exp.Expre
             new[c.lower()] = _coerce(t, c, value(e, scope))
         except CannotEvaluate:
             new[c.lower()] = UNKNOWN
+    stamps = [c.name.lower() for c in t.columns if c.on_update_now]
+    if stamps:  # ON UPDATE CURRENT_TIMESTAMP: set when the row changes, unless the UPDATE sets it
+        own = {c.lower() for c, _ in assignments}
+        changed = [_changes(old.get(c), new[c]) for c in own]
+        unsure = any(opaque(new[c]) or opaque(old.get(c)) for c in own)
+        for c in stamps:
+            if c not in own and any(changed):
+                new[c] = UNKNOWN if unsure else _coerce(t, c, CLOCK["NOW"])
     return new
 
 

@@ -37,6 +37,7 @@ from predictor.ddl import (
 from predictor.dml import apply_outcome, counts_change, handle_binlog, handle_dml, handle_noop, update_row_counts
 from predictor.evaluate import UNKNOWN
 from predictor.memo import emptiness, session_part, trx_clean
+from predictor.moments import READING
 from predictor.outcome import Outcome, Replay
 from predictor.profiles import Profile
 from predictor.records import StatementRecord
@@ -148,6 +149,7 @@ class Predictor:
     # ---- one statement ---------------------------------------------------------------------------
 
     def step(self, seq: int, session: str, sql: str, info: StatementInfo) -> None:
+        READING.set(seq)  # the clock readings it stores (predictor/moments.py)
         s = self.sessions.get(session)
         if s is None:
             s = self.session(session)

@@ -22,7 +22,8 @@ with itself, ``check_out > check_in`` holds for ``CURDATE() + INTERVAL 2 DAY`` o
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from contextvars import ContextVar
+from dataclasses import dataclass, replace
 
 HORIZON = 6 * 3600.0  # seconds: a replay lasts less than this
 _DAY = 86400.0
@@ -41,6 +42,7 @@ class Moment:
     now: Offset | None = None
     day: Offset | None = None
     date: bool = False  # a DATE value (CURDATE(), a date + INTERVAL n DAY), else a DATETIME
+    reading: int | None = None  # stored by the workload's statement number ``reading`` (see ``stored``)
 
     def shifted(self, lo: float, hi: float) -> Moment:
         return Moment(self.lo + lo, self.hi + hi, date=self.date)
@@ -123,6 +125,19 @@ def _by_day(a: Offset, b: Offset, op: str) -> bool | None:
         return None
     x, y = a[0], b[0]
     return {"<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y}.get(op)
+
+
+READING: ContextVar[int | None] = ContextVar("READING", default=None)
+"""The number of the statement being predicted (predictor/engine.py sets it): stored moments carry it."""
+
+
+def stored(m: Moment) -> Moment:
+    """``m`` as a row keeps it: stamped with the statement that read the clock. The clock does not go back,
+    so of two rows holding NOW() at the same offset, the one written by the later statement holds the later
+    (or the same) value: ``ORDER BY created_at, id`` orders such rows as ``id`` does when ids grew with the
+    statements (predictor/data.py, ``_first_ordered``)."""
+    n = READING.get()
+    return m if n is None or m.reading is not None or m.now is None else replace(m, reading=n)
 
 
 def same_second(a: Moment, b: Moment) -> bool:
