@@ -11,6 +11,7 @@ from predictor.catalog import Table
 from predictor.codes import (
     ER_BAD_FIELD,
     ER_BINLOG_ROW_INJECTION_AND_STMT_ENGINE,
+    ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG,
     ER_DELAYED_NOT_SUPPORTED,
     ER_NO_SUCH_TABLE,
 )
@@ -199,6 +200,17 @@ def stick_to_row(p: Predictor, s: SessionState) -> None:
         s.sticky_row = True
 
 
+def _used_by_statement(p: Predictor, info: StatementInfo, ctx: Context) -> bool:
+    """Whether a trigger or function the statement runs writes a table the statement itself reads or writes:
+    the server refuses it (1442) when the body runs, which the prediction takes to happen when the write is
+    not under an IF or a loop of the body (and a row changes: assumed)."""
+    own = {r.lower() for r in info.reads} | {u.table.name.lower() for u in ctx.access.writes if u.top}
+    if any(u.top and p.data.watching(u.table.ident) for u in ctx.access.writes):
+        return False  # the rows are followed: the trigger bodies run on them say (triggers.py)
+    return any(not u.top and not u.idle and not u.guarded and not u.table.temporary and u.table.name.lower() in own
+               for u in ctx.access.writes)
+
+
 def _decide_dml(p: Predictor, seq: int, info: StatementInfo, s: SessionState) -> Outcome:
     ctx = p.context(seq, info, s)
     row_writes = tuple((u.table.ident, u.op, u.top, u.table.temporary) for u in ctx.access.writes if not u.idle)
@@ -217,6 +229,10 @@ def _decide_dml(p: Predictor, seq: int, info: StatementInfo, s: SessionState) ->
         return outcome(p.profile.SELF_SUBQUERY_ERROR)
     if not ctx.access.writes:
         return outcome(logged=False)  # a SELECT/DO that writes nothing is not logged
+    if _used_by_statement(p, info, ctx):
+        if p.profile.ROUTINE_ERROR_NOTE:
+            ctx.warnings.add(p.profile.ROUTINE_ERROR_NOTE)
+        return outcome(ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG)
     if info.kind in (Kind.UPDATE, Kind.DELETE) and info.limit == 0:
         return outcome(logged=False)  # a LIMIT 0 change is not even run, nor logged (both servers)
     ctx.unsafe = classify(ctx)

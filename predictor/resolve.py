@@ -21,6 +21,7 @@ class Use:
     columns: tuple[str, ...] | None
     top: bool  # written by the statement itself, not a trigger or function
     idle: bool = False  # a trigger's statement in a branch no row takes: locked, never written (branches.py)
+    guarded: bool = False  # a sub-statement under an IF (or a loop): it may not run
 
 
 @dataclass
@@ -119,6 +120,8 @@ def _resolve_write(acc: Access, w: Write, info: StatementInfo, catalog: Catalog,
                 if unchanged and s.guards and trig.event == "UPDATE" and never_taken(s.guards, unchanged):
                     # never run, yet its tables are locked with the statement's (unsafe rules, decide)
                     acc.writes[n:] = [replace(u, idle=True) for u in acc.writes[n:]]
+                elif s.guards or s.loops:
+                    acc.writes[n:] = [replace(u, guarded=True) for u in acc.writes[n:]]
 
 
 def with_trigger_columns(t: Table, w: Write) -> tuple[str, ...] | None:

@@ -162,13 +162,14 @@ def parsed(p: Predictor, sql: str, s: SessionState) -> Parsed:
     return inline_functions(tree, p.function_text) if p.catalog.has_functions() else tree
 
 
-def _fire(p: Predictor, s: SessionState, t: Table, event: str, pairs: list[Pair] | None,
+def _fire(p: Predictor, s: SessionState, info: StatementInfo, t: Table, event: str, pairs: list[Pair] | None,
           fired: dict[str, Changed | None], dup_fails: bool = False) -> None:
     """Run ``t``'s ``event`` triggers on the rows the statement wrote (predictor/triggers.py)."""
     if pairs is None or not any(tr.event.upper() == event for tr in t.triggers):
         return
+    used = frozenset(r.lower() for r in info.reads) | frozenset(info.write_names)
     fired[t.name.lower()] = triggers.run(p.data, t, event, pairs, lambda name: lookup(name, p.catalog, s),
-                                         lambda x: p.journal(s, x), lambda body: bind(body, s), dup_fails)
+                                         lambda x: p.journal(s, x), lambda body: bind(body, s), dup_fails, used)
 
 
 def _idle_triggers(info: StatementInfo, out: Outcome, fired: dict[str, Changed | None]) -> Outcome:
@@ -219,13 +220,13 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
                         if pairs is not None:  # BEFORE DELETE triggers run first: their SIGNAL wins (1644)
                             saved = _before_triggers(p, info, s)
                             p.data.delete_where(t, cond, info.limit, positions, pairs, by)
-                            _fire(p, s, t, "DELETE", pairs, fired)
+                            _fire(p, s, info, t, "DELETE", pairs, fired)
                             restore(saved, p.data, p.rows)
                         return _failed(out, ER_ROW_IS_REFERENCED)
                     if cascaded and p.profile.FK_CASCADES_LOGGED and out.row_format:
                         out = _cascade_pieces(p, s, out, t, cascaded)
                 changed = p.data.delete_where(t, cond, info.limit, positions, pairs, by)
-                _fire(p, s, t, "DELETE", pairs if changed is not None else None, fired)
+                _fire(p, s, info, t, "DELETE", pairs if changed is not None else None, fired)
             elif isinstance(tree, exp.Update):
                 sets = [(c, resolved(e, lambda name: table_source(p, name, s))) for c, e in _assignments_to(tree, t)]
                 try:
@@ -239,7 +240,7 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
                     p.data.forget(t.ident)  # rows before the refused one stay changed: which ones is not followed
                     continue
                 changed = None if res is None else res[0]
-                _fire(p, s, t, "UPDATE", pairs if res is not None else None, fired, not info.ignore)
+                _fire(p, s, info, t, "UPDATE", pairs if res is not None else None, fired, not info.ignore)
                 if res is not None and res.warnings:
                     out = replace(out, warnings=out.warnings | res.warnings)
                 if res is not None and res[1]:
@@ -422,7 +423,7 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
         return out
     if res.dup_at is None:
         s.last_insert_id = res.first_id if res.first_id is not None else prior
-        _fire(p, s, t, "INSERT", pairs, fired, mode is Mode.INSERT)
+        _fire(p, s, info, t, "INSERT", pairs, fired, mode is Mode.INSERT)
     if res.dup_at is not None:
         if trans or res.dup_at == 0:
             return _failed(out, 1062)

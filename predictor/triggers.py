@@ -19,7 +19,7 @@ from sqlglot import exp
 
 from predictor import nodes
 from predictor.catalog import Table
-from predictor.codes import signal_code
+from predictor.codes import ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG, signal_code
 from predictor.data import DataModel, Mode, Pair, Refused, values_rows
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, known, truth, value
 from predictor.parse import parse
@@ -48,11 +48,12 @@ class Signalled(Exception):
 def run(data: DataModel, t: Table, event: str, pairs: Sequence[Pair], tables: Callable[[str], Table | None],
         journal: Callable[[Table], None],
         bind: Callable[[exp.Expression], exp.Expression] = lambda body: body,
-        dup_fails: bool = False) -> Changed | None:
+        dup_fails: bool = False, used: frozenset[str] = frozenset()) -> Changed | None:
     """Fire ``t``'s triggers for ``event`` once per pair, BEFORE ones first; None when they cannot be followed
     (what they already changed is then overwritten by the caller's fallback). ``bind`` puts the session's
     known user variables into a body (predictor/variables.py). ``dup_fails``: a duplicate key a BEFORE trigger's
-    SET NEW makes fails the statement (1062, raised as Signalled) rather than being skipped (IGNORE)."""
+    SET NEW makes fails the statement (1062, raised as Signalled) rather than being skipped (IGNORE). ``used``:
+    the tables the statement reads or writes; a body that writes one fails it (1442)."""
     triggers = sorted((tr for tr in t.triggers if tr.event.upper() == event),
                       key=lambda tr: tr.timing.upper() != "BEFORE")
     changed: Changed = {w.table.lower(): 0 for tr in triggers for info in tr.body for w in info.writes}
@@ -62,7 +63,7 @@ def run(data: DataModel, t: Table, event: str, pairs: Sequence[Pair], tables: Ca
     if any(b is None for b in found):
         return None
     bodies = [bind(b) for b in found if b is not None]
-    runner = _Runner(data, tables, journal, changed, t, dup_fails)
+    runner = _Runner(data, tables, journal, changed, t, dup_fails, used)
     try:
         for i, (old, new) in enumerate(pairs):
             for body in bodies:
@@ -101,10 +102,11 @@ def _body(text: str) -> exp.Expression | None:
 
 class _Runner:
     def __init__(self, data: DataModel, tables: Callable[[str], Table | None], journal: Callable[[Table], None],
-                 changed: Changed, subject: Table, dup_fails: bool) -> None:
+                 changed: Changed, subject: Table, dup_fails: bool, used: frozenset[str]) -> None:
         self.data, self.tables, self.journal, self.changed = data, tables, journal, changed
         self.subject = subject  # the table whose triggers run: SET NEW.c changes its row
         self.dup_fails = dup_fails  # a key SET NEW.c makes a duplicate fails the statement (no IGNORE)
+        self.used = used  # the statement's own tables: writing one fails it (1442)
 
     def node(self, n: exp.Expression, rows: dict[str, Row | None]) -> None:
         if isinstance(n, exp.Block):
@@ -202,6 +204,8 @@ class _Runner:
         t = self.tables(node.name) if isinstance(node, exp.Table) else None
         if t is None:
             raise _Inexact("a table the model does not know")
+        if t.name.lower() in self.used and not t.temporary:
+            raise _Signal(ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG)  # already used by the statement
         self.journal(t)
         return t
 
