@@ -22,7 +22,7 @@ from sqlglot import exp
 
 from predictor.catalog import Generated, Table
 from predictor.codes import ER_DUP_ENTRY
-from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, Value, number, opaque, truth, value
+from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, Value, comparable, opaque, truth, value
 from predictor.moments import CLOCK, HORIZON, Moment, compare, same_second, stored
 from predictor.query import Source, filtered
 from predictor.strict import CHECK_FAILED, issues
@@ -125,8 +125,12 @@ class TableData:
         return None
 
     def add(self, row: Row) -> None:
-        pos = len(self.rows)
-        self.rows.append(row)
+        self.rows.append(None)
+        self.put(len(self.rows) - 1, row)
+
+    def put(self, pos: int, row: Row) -> None:
+        """``row`` at ``pos`` (empty, or removed first), indexed by its known keys."""
+        self.rows[pos] = row
         for k in range(len(self.keys)):
             tup = self.known_key(k, row)
             if tup is not None:
@@ -323,11 +327,7 @@ class DataModel:
             return new
         d.remove(at)
         clash = d.conflict(new, unknown_clashes=False) is not None
-        d.rows[at] = row if clash else new
-        for k in range(len(d.keys)):
-            tup = d.known_key(k, d.rows[at])  # type: ignore[arg-type]
-            if tup is not None:
-                d.index[k][tup] = at
+        d.put(at, row if clash else new)
         if clash:
             raise Refused(ER_DUP_ENTRY, False)
         return new
@@ -513,7 +513,7 @@ def _first_ordered(hit: list[int], d: TableData, order: Sequence[exp.Ordered], l
     def key(i: int) -> tuple[tuple[int, object], ...]:
         out: list[tuple[int, object]] = []
         for o, v in zip(order, raw[i], strict=True):
-            if opaque(v) or isinstance(v, Moment):
+            if opaque(v):  # (clock readings took the path above)
                 raise CannotEvaluate("ORDER BY an unknown value")
             desc = bool(o.args.get("desc"))
             rank = (0 if v is None else 1) * (-1 if desc else 1)  # NULLs first ascending, last descending
@@ -571,8 +571,7 @@ def _ordered_cmp(order: Sequence[exp.Ordered]) -> Callable[[list[Value], list[Va
                 if told is None:
                     raise CannotEvaluate("ORDER BY clock readings that may come in either order")
                 sign, sure = told[0] * desc, told[1]
-            elif isinstance(x, Moment) or isinstance(y, Moment) or (
-                    type(x) is not type(y) and not (number(x) and number(y))):
+            elif isinstance(x, Moment) or isinstance(y, Moment) or not comparable(x, y):
                 raise CannotEvaluate("ORDER BY across types")
             else:
                 sign, sure = ((x > y) - (x < y)) * desc, True  # type: ignore[operator]

@@ -20,8 +20,8 @@ from predictor.moments import CLOCK, Moment, compare, shift
 from predictor.nodes import Known
 from predictor.values import UNKNOWN
 
-__all__ = ["UNKNOWN", "CannotEvaluate", "Fresh", "Known", "Row", "Value", "exact", "known", "literal", "number",
-           "truth", "value"]
+__all__ = ["UNKNOWN", "CannotEvaluate", "Fresh", "Known", "Row", "Value", "comparable", "exact", "known", "literal",
+           "number", "truth", "value"]
 
 
 
@@ -47,6 +47,11 @@ Row = dict[str, Value]  # lower-case column name -> value
 
 class CannotEvaluate(Exception):
     """Raised inside the evaluator; callers turn it into None."""
+
+
+def comparable(a: Value, b: Value) -> bool:
+    """Whether two known values compare: the same type, two numbers, or two strings (a Recased one too)."""
+    return type(a) is type(b) or (number(a) and number(b)) or (isinstance(a, str) and isinstance(b, str))
 
 
 def known(v: Value, text: str | None = None) -> Known:
@@ -217,8 +222,7 @@ def value(e: exp.Expression, row: Row, values: Row | None = None) -> Value:
                 if told is None:
                     raise CannotEvaluate("clock readings too close to compare")
                 return int(told)
-            if type(a) is not type(b) and not (number(a) and number(b)) \
-                    and not (isinstance(a, str) and isinstance(b, str)):  # a Recased string is a string
+            if not comparable(a, b):
                 raise CannotEvaluate("comparison across types")
             return 1 if fn(a, b) else 0
     if isinstance(e, exp.NullSafeEQ | exp.NullSafeNEQ):
@@ -337,7 +341,7 @@ def _member(v: Value, items: Sequence[Value]) -> int | None:
         elif isinstance(x, Fresh) or isinstance(v, Fresh):
             if x is v:
                 return 1
-        elif type(x) is not type(v) and not (number(x) and number(v)):
+        elif not comparable(x, v):
             raise CannotEvaluate("comparison across types")
         elif x == v:
             return 1

@@ -96,7 +96,8 @@ def autoinc_columns(ctx: Context) -> bool:
 
 
 def write_autoinc_select(ctx: Context) -> bool:
-    """A table with an auto-increment column is written while another table is read (INSERT ... SELECT,
+    """A table with an auto-increment column (the statement's, or one a trigger writes: the server looks at
+    every table it locks) is written while another table is read (INSERT ... SELECT,
     or an UPDATE/DELETE with a subquery: seen on MariaDB 10.11), or while a trigger or function it runs
     reads a table that body does not write (fixtures/seeds/003_logging_rules/unsafe_24_write_autoinc_select.sql)."""
     if ctx.info.kind not in (*_INSERTS, Kind.UPDATE, Kind.DELETE):
