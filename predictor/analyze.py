@@ -138,6 +138,8 @@ class StatementInfo:
     drops_primary_key: bool = False
     unknown_reason: str | None = None
     signal: int | None = None  # a body's SIGNAL: the error it raises (predictor/calls.py)
+    handler: int | None = None  # a body statement of the handler declared at this place among the body's
+    #   handlers (routines.ExitHandler.position)
     extra: tuple[str, ...] = field(default=())
     columns: tuple[str, ...] = ()  # a SELECT's output column names ("*" for a star)
 
@@ -698,10 +700,12 @@ def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:
     out: list[StatementInfo] = []
     control = (exp.Block, exp.IfBlock, exp.WhileBlock, exp.RepeatBlock, exp.LoopBlock, exp.CaseStatement)
     loops = 0
+    handlers = 0
+    handler: int | None = None
 
     def visit(n: exp.Expression, counted: tuple[Loop | CursorLoop, ...], before: exp.Expression | None = None,
               guards: tuple[Guard, ...] = ()) -> None:
-        nonlocal loops
+        nonlocal loops, handlers, handler
         if isinstance(n, exp.IfBlock):
             cond = n.this.sql(dialect=RplayMySQL) if isinstance(n.this, exp.Expression) else None
             for key, holds in (("true", True), ("false", False)):
@@ -730,13 +734,18 @@ def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:
                 return
         elif isinstance(n, nodes.DeclareHandler):
             b = n.args.get("body")
+            handlers += 1
             if isinstance(b, exp.Expression):  # runs only on an error or NOT FOUND: never on a CALL's way
-                visit(b, counted, None, (*guards, _HANDLER))
+                handler = handlers - 1
+                visit(b, counted, None, (*guards, HANDLER))
+                handler = None
             return
         else:
             info = analyze_tree(n)
             if info.kind in _TEXT_KINDS or (info.kind in _ASSIGNING and _assigns_local(n)):
                 info = replace(info, text=_text(n))
+        if handler is not None:
+            info = replace(info, handler=handler)
         out.append(replace(info, loops=counted, guards=guards) if counted or guards else info)
 
     visit(node, ())
@@ -746,7 +755,7 @@ def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:
 # body statements whose rows the data model follows once CALL's arguments are in (predictor/routines.py)
 _TEXT_KINDS = frozenset({Kind.INSERT, Kind.REPLACE, Kind.UPDATE, Kind.DELETE, Kind.CREATE_TABLE_SELECT, Kind.CALL})
 _ASSIGNING = frozenset({Kind.SET, Kind.SELECT})  # SET v = ... / SELECT ... INTO v: CALL follows the value
-_HANDLER = Guard("FALSE", True)  # a handler's statements: the data model does not follow errors into them
+HANDLER = Guard("FALSE", True)  # a handler's statements: not on a CALL's way (calls.py runs EXIT handlers)
 
 
 def _assigns_local(n: exp.Expression) -> bool:

@@ -4,12 +4,13 @@ the arguments bound, counted and cursor loops unrolled and IF branches the value
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
 from predictor import nodes
-from predictor.analyze import Kind, StatementInfo
+from predictor.analyze import HANDLER, Kind, StatementInfo
 from predictor.binlog import Builder
 from predictor.branches import taken
 from predictor.catalog import Routine
@@ -20,7 +21,7 @@ from predictor.evaluate import UNKNOWN, Value
 from predictor.localvars import assign
 from predictor.parse import parse
 from predictor.query import select_rows
-from predictor.routines import Bindings, as_expression, bind, call_bindings
+from predictor.routines import Bindings, ExitHandler, as_expression, bind, call_bindings
 from predictor.rows import table_source
 from predictor.session import SessionState
 from predictor.unsafe import limited
@@ -38,6 +39,10 @@ def handle_call(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) 
         unroll(p, b, routine, s, b.sql, None, depth=0)
     finally:
         s.force_row = False
+    if s.binlog_format == "STATEMENT" and 1592 in b.warnings:
+        # the CALL reports what its statements were decided to be, when it ends: logged or not, failed or not
+        # (sp_head::execute, issue_unsafe_warnings; handler_exit.sql)
+        b.unsafe_noted = True
         _set_outputs(b.sql, routine, s)
 
 
@@ -68,7 +73,26 @@ def unroll(p: Predictor, b: Builder, routine: Routine, s: SessionState, call: st
             bound[""] = dict(got or {})  # the sequential locals change as the CALL runs (localvars.py)
         return bound[""]
 
-    _passes(p, b, routine, s, body, 0, bindings, depth)
+    if not _passes(p, b, routine, s, body, 0, bindings, depth) and b.error is not None:
+        handler = routine.signature.exit_for(b.error)
+        if handler is not None:
+            _handle(p, b, routine, s, handler, bindings, depth)
+
+
+def _handle(p: Predictor, b: Builder, routine: Routine, s: SessionState, handler: ExitHandler,
+            bindings: Callable[[], Bindings], depth: int) -> None:
+    """An EXIT handler caught the CALL's error: its statements run, then the CALL ends, failing again
+    with the error when the handler RESIGNALs (handler_exit.sql)."""
+    error = b.error
+    b.error = None
+    steps = tuple(replace(x, guards=tuple(g for g in x.guards if g != HANDLER))
+                  for x in routine.body if x.handler == handler.position)
+    if not _run(p, b, routine, s, steps, bindings, depth):
+        return  # an error in the handler is the CALL's
+    if handler.resignals:
+        b.error = error
+    elif p.profile.ROUTINE_ERROR_NOTE:
+        b.warnings.discard(p.profile.ROUTINE_ERROR_NOTE)
 
 
 def _passes(p: Predictor, b: Builder, routine: Routine, s: SessionState, body: tuple[StatementInfo, ...],
@@ -140,7 +164,8 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
         sb = Builder(b.seq, b.session, text or b.sql)
         p.binlog.builders[b.seq] = sb
         p.dispatch(sb, sub, s)
-        if sub.signal is not None and reached is True and not routine.signature.catches:
+        if sub.signal is not None and reached is True and (not routine.signature.catches
+                                                           or routine.signature.exit_for(sub.signal)):
             sb.error = sub.signal  # the CALL ends with the SIGNAL's error
         values = bindings()
         if sub.kind in (Kind.SET, Kind.SELECT) and sub.text is not None and not sub.loops and isinstance(values, dict):
@@ -153,11 +178,12 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
                 sb.unsafe.clear()
             elif sb.unsafe:
                 b.unsafe_noted = True  # in STATEMENT format the CALL reports them, 1592, logged or not (9.7)
-        if s.binlog_format == "MIXED" and (sb.row_events or (sub.kind in (Kind.SELECT, Kind.NOOP) and sub.reads
-                                                            and limited(sub, p.profile))):
+        if s.binlog_format == "MIXED" and (sb.row_events or (sb.error is not None and sb.unsafe) or (
+                sub.kind in (Kind.SELECT, Kind.NOOP) and sub.reads and limited(sub, p.profile))):
             # within one CALL, MIXED stays in row format once it switched; a SELECT ... LIMIT in the body (a
-            # cursor's too: NOOP, its DECLARE) is decided as unsafe too, though it logs nothing
-            # (procedure_locals.sql, cursor_loops.sql)
+            # cursor's too: NOOP, its DECLARE) is decided as unsafe too, though it logs nothing, and so is an
+            # unsafe statement that failed (what an EXIT handler then writes is rows)
+            # (procedure_locals.sql, cursor_loops.sql, handler_exit.sql)
             s.force_row = True
         _merge(b, sb)
         p.binlog.builders[b.seq] = b

@@ -25,7 +25,7 @@ from predictor.codes import ER_DUP_ENTRY
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, Value, comparable, opaque, truth, value
 from predictor.moments import CLOCK, HORIZON, Moment, compare, same_second, stored
 from predictor.query import Source, filtered
-from predictor.strict import CHECK_FAILED, issues
+from predictor.strict import CHECK_FAILED, INVALID_JSON, issues
 from predictor.values import Recased
 
 Pair = tuple[Row | None, Row | None]
@@ -206,11 +206,12 @@ class DataModel:
         self.fed.setdefault(table.lower(), []).append(
             (event.upper(), target, tuple(columns) if columns is not None else None))
 
-    def fire(self, table: str, events: frozenset[str]) -> None:
+    def fire(self, table: str, events: frozenset[str], kept: Callable[[str], bool] | None = None) -> None:
         """``table`` was written with ``events``: what its triggers update is unknown now (conditions in
-        trigger bodies and the rows they match are not evaluated)."""
+        trigger bodies and the rows they match are not evaluated). ``kept``: only the targets it accepts
+        (a failed statement's changes to transactional tables are undone)."""
         for event, target, columns in self.fed.get(table.lower(), ()):
-            if event in events:
+            if event in events and (kept is None or kept(target)):
                 d = self.tables.get(target.lower())
                 if d is not None and d.tracked:
                     if columns is None:
@@ -409,7 +410,7 @@ class DataModel:
         if not ignore:
             found = issues(t, [{c: new[c] for c in cols} for _, _, new in news], [new for _, _, new in news])
             # a non-strict session stores the nearest value (a NULL: the implicit default) with a warning
-            bad = next((i for i in found if not i.note and (strict or i.code == CHECK_FAILED)), None)
+            bad = next((i for i in found if not i.note and (strict or i.code in (CHECK_FAILED, INVALID_JSON))), None)
             if bad is not None:
                 raise Refused(bad.code, bad.row == 0)
             for issue in found:  # stored with a warning: the nearest value

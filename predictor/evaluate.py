@@ -16,7 +16,7 @@ from typing import Any
 from sqlglot import exp
 
 from predictor.functions import computed, is_computed
-from predictor.moments import CLOCK, Moment, compare, shift
+from predictor.moments import CLOCK, Moment, compare, from_literal, shift
 from predictor.nodes import Known
 from predictor.values import UNKNOWN
 
@@ -125,6 +125,11 @@ def clock_reading(e: object) -> Moment | None:
     return CLOCK.get(name) if name is not None else None  # an argument is the fractional-second precision
 
 
+def _as_moment(v: Value) -> Value:
+    """A date literal compared with a clock reading is a moment too (predictor/moments.py)."""
+    return (from_literal(v) or v) if isinstance(v, str) else v
+
+
 def _clock(e: exp.Expression, row: Row, values: Row | None) -> Value | None:
     """A clock reading, or one shifted by an INTERVAL (predictor/moments.py); None if ``e`` is neither."""
     if isinstance(e, exp.Anonymous) or type(e) in _CLOCK_NODES:
@@ -218,6 +223,7 @@ def value(e: exp.Expression, row: Row, values: Row | None = None) -> Value:
                     raise CannotEvaluate("order of a UUID")
                 return int((a is b) == (cls is exp.EQ))
             if isinstance(a, Moment) or isinstance(b, Moment):
+                a, b = _as_moment(a), _as_moment(b)
                 told = compare(a, b, _CMP_OPS[cls]) if isinstance(a, Moment) and isinstance(b, Moment) else None
                 if told is None:
                     raise CannotEvaluate("clock readings too close to compare")

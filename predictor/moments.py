@@ -3,8 +3,13 @@
 A replay runs for minutes, so every clock reading of a workload lies in one short window: NOW() is a
 ``Moment`` somewhere in [0, HORIZON] seconds after the run began, CURDATE() up to a day earlier. Two
 moments compare only when their ranges do not overlap: ``made < NOW() - INTERVAL 1 YEAR`` is surely false
-for a row written by the same run, ``made < NOW()`` cannot be said (the same second). Date literals are
-not compared with moments: the prediction does not know the day of the run.
+for a row written by the same run, ``made < NOW()`` cannot be said (the same second).
+
+A date literal (``'2023-08-31'``, ``'2024-01-15 10:00:00'``) is a moment too, placed by the day the
+prediction is made: the run starts between two days before it (clocks and time zones) and a year after it
+(a workload certified now and run later), so ``valid_to >= CURDATE()`` is false for a promotion that ended
+in 2023 and ``'2031-01-01' > NOW()`` holds; a literal within a year of the prediction's day is decided
+only against readings that far away.
 
 One bet is made where a yes/no is needed and no comparison can decide: whether writing a clock reading over
 an equal-looking one (``ON DUPLICATE KEY UPDATE fetched = NOW()`` over a row inserted with NOW()) changes
@@ -22,8 +27,10 @@ with itself, ``check_out > check_in`` holds for ``CURDATE() + INTERVAL 2 DAY`` o
 
 from __future__ import annotations
 
+import time
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
+from datetime import datetime
 
 HORIZON = 6 * 3600.0  # seconds: a replay lasts less than this
 _DAY = 86400.0
@@ -138,6 +145,28 @@ def stored(m: Moment) -> Moment:
     statements (predictor/data.py, ``_first_ordered``)."""
     n = READING.get()
     return m if n is None or m.reading is not None or m.now is None else replace(m, reading=n)
+
+
+RUN_EARLIER = 2 * _DAY  # the run may start this long before the prediction's day (clocks, time zones)
+RUN_LATER = 366 * _DAY  # ... or this long after it
+PREDICTED_AT: ContextVar[float | None] = ContextVar("PREDICTED_AT", default=None)
+"""The wall-clock time the prediction places the run near (seconds since the epoch); None: now. Tests set it."""
+
+_FORMATS = {10: "%Y-%m-%d", 19: "%Y-%m-%d %H:%M:%S"}
+
+
+def from_literal(text: str) -> Moment | None:
+    """A date or datetime literal as a moment relative to the run's start (see the module), else None."""
+    form = _FORMATS.get(len(text))
+    if form is None or not text[:4].isdigit():
+        return None
+    try:
+        at = datetime.strptime(text, form).timestamp()  # local time, as the server reads it
+    except ValueError:
+        return None
+    anchor = PREDICTED_AT.get()
+    anchor = time.time() if anchor is None else anchor
+    return Moment(at - anchor - RUN_LATER, at - anchor + RUN_EARLIER, date=len(text) == 10)
 
 
 def same_second(a: Moment, b: Moment) -> bool:

@@ -136,6 +136,11 @@ class Profile:
     run and logged all the same (the next ones are not; fixtures/seeds/003_logging_rules/impossible_where.sql)."""
     CHECK_VIOLATION_ERROR: ClassVar[int] = 3819
     """A row that makes a CHECK constraint false (MariaDB: 4025, ER_CONSTRAINT_FAILED)."""
+    INVALID_JSON_ERROR: ClassVar[int] = 3140
+    """A string that is not JSON written to a JSON column, in any sql_mode (MariaDB: its JSON is a LONGTEXT
+    with CHECK (json_valid(c)), so 4025; fixtures/seeds/003_logging_rules/json_invalid.sql)."""
+    INVALID_JSON_NOTE: ClassVar[int | None] = None
+    """MariaDB: the warning next to it (4038, "Syntax error in JSON text")."""
     TIME_DROPPED_NOTE: ClassVar[int] = 1292
     """The note a DATETIME (NOW()) written into a DATE column gets, in any sql_mode (MariaDB: 1265, "Data
     truncated"; fixtures/seeds/003_logging_rules/clock_dates.sql)."""
@@ -339,6 +344,8 @@ class MariaDB1011(Profile):
     BAD_NULL_NOTE = 1105
     ROUTINE_ERROR_NOTE = 4094
     CHECK_VIOLATION_ERROR = 4025
+    INVALID_JSON_ERROR = 4025
+    INVALID_JSON_NOTE = 4038
     TIME_DROPPED_NOTE = 1265
     FIRST_NULL_READ_LOGGED = True
     INNODB_ROW_ONLY_WARNING = 1030
@@ -363,6 +370,7 @@ class MariaDB118(MariaDB1011):
     SEMI_JOIN_UPDATE_IS_MULTI = True  # seen on 11.8 (fixtures/seeds/003_logging_rules/temporary_table_rows.sql)
     ISOLATION_VARIABLES = frozenset({"tx_isolation", "transaction_isolation"})
     ROW_IMAGES = frozenset({"FULL", "MINIMAL", "NOBLOB", "FULL_NODUP"})
+    INVALID_JSON_NOTE = None  # seen on 11.8: the CHECK fails without the JSON syntax warning (json_invalid.sql)
 
 
 PROFILES: Mapping[str, type[Profile]] = MappingProxyType({

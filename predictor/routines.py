@@ -36,6 +36,23 @@ class Signature:
     assigned: frozenset[str] = frozenset()
     sequential: frozenset[str] = frozenset()  # locals only SET / SELECT ... INTO outside loops and handlers
     catches: bool = False  # a handler for errors: a SIGNAL or failing statement may not end the CALL
+    exits: tuple[ExitHandler, ...] = ()  # the body's top-level EXIT handlers the CALL runs (predictor/calls.py)
+
+    def exit_for(self, code: int) -> ExitHandler | None:
+        """The EXIT handler that catches error ``code``, if the body has one the CALL can run."""
+        return next((h for h in self.exits if h.codes is None or code in h.codes), None)
+
+
+@dataclass(frozen=True)
+class ExitHandler:
+    """``DECLARE EXIT HANDLER FOR SQLEXCEPTION | error numbers`` at the body's top level: on an error it catches
+    the CALL runs its statements (``ROLLBACK``, ``SET p_outcome = ...``) and ends, failing again with the
+    error when the handler ends with ``RESIGNAL``. Other handlers (CONTINUE, SQLSTATE values, names, in a
+    nested block) are not run: an error ends the CALL there, as before."""
+
+    position: int  # its order among the body's handlers: StatementInfo.handler of its statements
+    codes: frozenset[int] | None  # None: every error (SQLEXCEPTION)
+    resignals: bool
 
 
 def signature(tree: exp.Expression) -> Signature:
@@ -52,7 +69,34 @@ def signature(tree: exp.Expression) -> Signature:
     assigned = frozenset(assignments(tree))
     local = {name for name, _ in variables} - {name for name, _ in params}
     catches = any(not no_data(c) for h in tree.find_all(nodes.DeclareHandler) for c in h.args.get("conditions") or ())
-    return Signature(params, tuple(variables), assigned, frozenset(local - _unfollowed(tree)), catches)
+    body = tree.args.get("body")
+    exits = tuple(x for k, h in enumerate(tree.find_all(nodes.DeclareHandler, bfs=False))
+                  if (x := _exit_handler(h, k, body)) is not None)
+    return Signature(params, tuple(variables), assigned, frozenset(local - _unfollowed(tree)), catches, exits)
+
+
+def _exit_handler(h: nodes.DeclareHandler, position: int, body: object) -> ExitHandler | None:
+    """``h`` as an ExitHandler the CALL can run, or None (see ExitHandler)."""
+    if str(h.args.get("action") or "").upper() != "EXIT" or h.parent is not body:
+        return None
+    codes: set[int] = set()
+    every = False
+    for c in h.args.get("conditions") or ():
+        if isinstance(c, exp.Var) and c.name.upper() == "SQLEXCEPTION":
+            every = True
+        elif isinstance(c, exp.Literal) and c.is_int:
+            codes.add(int(c.this))
+        else:
+            return None
+    action = h.args.get("body")
+    steps = action.expressions if isinstance(action, exp.Block) else [action]
+    signals = list(action.find_all(nodes.Signal)) if isinstance(action, exp.Expression) else []
+    last = steps[-1] if steps else None
+    resignals = (isinstance(last, nodes.Signal) and str(last.args.get("kind")).upper() == "RESIGNAL"
+                 and not last.args.get("this"))
+    if signals and not (resignals and signals == [last]):
+        return None  # a SIGNAL of its own, or a RESIGNAL not at its end: not followed
+    return ExitHandler(position, None if every else frozenset(codes), resignals)
 
 
 def no_data(condition: object) -> bool:

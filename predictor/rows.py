@@ -3,13 +3,14 @@ what REPLACE / ON DUPLICATE KEY UPDATE and the statement's triggers change (pred
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
 from predictor import triggers
-from predictor.analyze import Kind, Op, StatementInfo
+from predictor.analyze import Kind, Op, StatementInfo, Write
 from predictor.catalog import Table
 from predictor.codes import ER_BAD_NULL, ER_WARNING_NOT_COMPLETE_ROLLBACK
 from predictor.data import POSITION, Mode, Pair, Refused, values_rows
@@ -24,7 +25,7 @@ from predictor.query import Source, matching_rows, resolved, select_rows
 from predictor.resolve import lookup, with_trigger_columns
 from predictor.routines import UNKNOWN_NAME, inline_functions
 from predictor.session import Piece, SessionState
-from predictor.strict import CHECK_FAILED, issues, time_dropped
+from predictor.strict import CHECK_FAILED, INVALID_JSON, issues, time_dropped
 from predictor.triggers import Changed
 from predictor.undo import Saved, Undo, restore
 from predictor.variables import bind
@@ -61,8 +62,22 @@ def with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState
             events = events | {"UPDATE"}
         for w in info.writes:
             if fired.get(w.table.lower()) is None:
-                p.data.fire(w.table, events)
+                p.data.fire(w.table, events, _kept(p, s) if out.error is not None and _rolls_back(p, w, s) else None)
     return out
+
+
+def _rolls_back(p: Predictor, w: Write, s: SessionState) -> bool:
+    """A failed statement on a transactional table is undone with what its triggers did to such tables."""
+    t = lookup(w.table, p.catalog, s)
+    return t is not None and p.profile.engine(t.engine).transactional
+
+
+def _kept(p: Predictor, s: SessionState) -> Callable[[str], bool]:
+    """Of the tables a failed statement's triggers wrote, those whose changes stay: non-transactional."""
+    def kept(name: str) -> bool:
+        t = lookup(name, p.catalog, s)
+        return t is None or not p.profile.engine(t.engine).transactional
+    return kept
 
 
 def _before_triggers(p: Predictor, info: StatementInfo, s: SessionState) -> Undo:
@@ -236,7 +251,7 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
                                               strict=s.strict(p.profile.engine(t.engine).transactional, 0))
                 except Refused as refused:
                     if len(info.writes) == 1 and (refused.first or p.profile.engine(t.engine).transactional):
-                        return _failed(out, _code(p, refused.code))
+                        return _failed(out, _code(p, refused.code), _note(p, refused.code))
                     p.data.forget(t.ident)  # rows before the refused one stay changed: which ones is not followed
                     continue
                 changed = None if res is None else res[0]
@@ -291,8 +306,14 @@ def _failed(out: Outcome, code: int, note: int | None = None) -> Outcome:
 
 
 def _code(p: Predictor, code: int) -> int:
-    """The error a refused row gets: a failed CHECK's depends on the server."""
-    return p.profile.CHECK_VIOLATION_ERROR if code == CHECK_FAILED else code
+    """The error a refused row gets: a failed CHECK's, or a JSON column's, depends on the server."""
+    return (p.profile.CHECK_VIOLATION_ERROR if code == CHECK_FAILED else
+            p.profile.INVALID_JSON_ERROR if code == INVALID_JSON else code)
+
+
+def _note(p: Predictor, code: int) -> int | None:
+    """MariaDB's warning next to a refused JSON value."""
+    return p.profile.INVALID_JSON_NOTE if code == INVALID_JSON else None
 
 
 def _semi_join(tree: Parsed) -> bool:
@@ -406,7 +427,7 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
     if bad is not None:
         s.last_insert_id = prior
         note = p.profile.BAD_NULL_NOTE if (bad.code, bad.row) == (ER_BAD_NULL, 0) and s.strict(trans, 0) and not any(
-            tr.timing.upper() == "BEFORE" for tr in t.triggers) else None
+            tr.timing.upper() == "BEFORE" for tr in t.triggers) else _note(p, bad.code)
         return _failed(out, _code(p, bad.code), note)
     if found:  # all stored with a warning: the rows hold the stored values
         out = replace(out, warnings=out.warnings | {i.warning for i in found if i.warning is not None})

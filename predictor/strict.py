@@ -5,10 +5,12 @@ NULL into NOT NULL (1048), a string longer than a CHAR / VARCHAR (1406), an inte
 store the nearest value with a warning instead (1265 truncated, 1264, 1366, and 1048 for a NULL in a
 multi-row INSERT; a single-row INSERT's NULL fails in any mode). A DECIMAL with more fraction digits than
 its column's scale is rounded, with note 1265, in any mode. A CHECK constraint a row makes false fails
-it in any mode (``CHECK_FAILED``, Profile.CHECK_VIOLATION_ERROR: 3819 on MySQL, 4025 on MariaDB)."""
+it in any mode (``CHECK_FAILED``, Profile.CHECK_VIOLATION_ERROR: 3819 on MySQL, 4025 on MariaDB), and so
+does a string that is not JSON written to a JSON column (``INVALID_JSON``, Profile.INVALID_JSON_ERROR)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
@@ -20,6 +22,7 @@ from predictor.moments import Moment
 from predictor.parse import parse_expression
 
 CHECK_FAILED = -1  # a CHECK constraint is false: the profile says which error
+INVALID_JSON = -2  # not JSON, for a JSON column: the profile says which error
 
 
 def time_dropped(t: Table, rows: Sequence[Row]) -> bool:
@@ -76,6 +79,8 @@ def _issue(c: Column, v: Value, row: int, rows: int) -> Issue | None:
         return Issue(ER_WARN_DATA_TRUNCATED, row, name, ER_WARN_DATA_TRUNCATED, stored, True) if stored != v else None
     if isinstance(v, bool) or not isinstance(v, str | int):
         return None
+    if isinstance(v, str) and c.type.upper() == "JSON" and not _json(v):
+        return Issue(INVALID_JSON, row, name, None, UNKNOWN)
     if c.length is not None:
         text = str(v)
         if text.isascii() and len(text) > c.length:
@@ -95,6 +100,19 @@ def _issue(c: Column, v: Value, row: int, rows: int) -> Issue | None:
     if v < low or v > high:
         return Issue(ER_WARN_DATA_OUT_OF_RANGE, row, name, ER_WARN_DATA_OUT_OF_RANGE, min(max(v, low), high))
     return None
+
+
+def _json(text: str) -> bool:
+    """Whether ``text`` is a JSON document (as the server reads it: no NaN or Infinity)."""
+    try:
+        json.loads(text, parse_constant=_no_constant)
+    except ValueError:
+        return False
+    return True
+
+
+def _no_constant(name: str) -> object:
+    raise ValueError(name)
 
 
 def _with_defaults(t: Table, row: Row) -> Row:

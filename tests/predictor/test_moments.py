@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import pytest
 from sqlglot import exp
 
 from predictor.evaluate import CannotEvaluate, truth, value
-from predictor.moments import CLOCK, HORIZON, Moment, compare, shift
+from predictor.moments import CLOCK, HORIZON, PREDICTED_AT, Moment, compare, shift
 from predictor.parse import parse
 
 NOW = CLOCK["NOW"]
@@ -87,17 +89,26 @@ def test_a_date_is_not_a_datetime() -> None:
     ("made < NOW() + INTERVAL 1 YEAR", NOW, True),
     ("made < NOW()", NOW, None),  # written in the same second, perhaps
     ("made < NOW() - INTERVAL 1 HOUR", NOW, None),  # the run may last longer than an hour
-    ("made = '2020-01-01'", NOW, None),  # a date literal: the day of the run is not known
+    ("made = '2020-01-01'", NOW, False),  # a date literal: placed by the prediction's day (2026-11-21 here)
+    ("made > '2025-11-01 08:00:00'", NOW, True),
+    ("made < '2030-01-01'", NOW, True),
+    ("made < '2027-06-01'", NOW, None),  # the run may come within a year of the prediction
+    ("made > '2026-11-20'", NOW, None),  # ... or start two days before it, by its clock
+    ("made > '2026-13-45'", NOW, None),  # not a date: not compared with the clock
     ("made < NOW() - INTERVAL 1 DAY", None, False),  # NULL compares to nothing
 ])
 def test_where_conditions_over_rows_written_in_this_run(condition: str, row_made: object,
                                                          expected: bool | None) -> None:
     row = {"made": row_made}
-    if expected is None:
-        with pytest.raises(CannotEvaluate):
-            truth(_where(condition), row)
-    else:
-        assert truth(_where(condition), row) is expected
+    token = PREDICTED_AT.set(datetime(2026, 11, 21, 12).timestamp())
+    try:
+        if expected is None:
+            with pytest.raises(CannotEvaluate):
+                truth(_where(condition), row)
+        else:
+            assert truth(_where(condition), row) is expected
+    finally:
+        PREDICTED_AT.reset(token)
 
 
 def test_now_with_a_precision_is_still_the_clock() -> None:
