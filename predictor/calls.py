@@ -39,11 +39,11 @@ def handle_call(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) 
         unroll(p, b, routine, s, b.sql, None, depth=0)
     finally:
         s.force_row = False
+        _set_outputs(b.sql, routine, s)
     if s.binlog_format == "STATEMENT" and 1592 in b.warnings:
         # the CALL reports what its statements were decided to be, when it ends: logged or not, failed or not
         # (sp_head::execute, issue_unsafe_warnings; handler_exit.sql)
         b.unsafe_noted = True
-        _set_outputs(b.sql, routine, s)
 
 
 def _set_outputs(call: str, routine: Routine, s: SessionState) -> None:

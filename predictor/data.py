@@ -73,6 +73,7 @@ class WriteOutcome:
     deleted: int = 0
     ignored: int = 0
     first_id: int | None = None  # the first auto-increment value generated for a written row (LAST_INSERT_ID)
+    removed: tuple[Row, ...] = ()  # the rows a REPLACE deleted (a clash on a key other than the last)
 
 
 @dataclass
@@ -665,6 +666,7 @@ def _write(t: Table, d: TableData, rows: Sequence[Row], mode: Mode,
            assignments: Sequence[tuple[str, exp.Expression]], has_delete_trigger: bool) -> WriteOutcome:
     written = updated = deleted = ignored = 0
     first_id: int | None = None
+    removed: tuple[Row, ...] = ()
     own = t.name.lower()
     for i, given in enumerate(rows):
         row = _fill(t, d, given)
@@ -687,7 +689,9 @@ def _write(t: Table, d: TableData, rows: Sequence[Row], mode: Mode,
             assert old is not None
             new = dict(old)
             for col, e in assignments:
-                new[col.lower()] = _coerce(t, col, _assigned(e, old, row, own))
+                v = new[col.lower()] = _coerce(t, col, _assigned(e, old, row, own))
+                if _sets_insert_id(e) and isinstance(v, int):
+                    first_id = v  # ``id = LAST_INSERT_ID(id)``: the statement gives the row's id after all
             if any(new[c] != old[c] for k in d.keys for c in k):
                 raise CannotEvaluate("ON DUPLICATE KEY UPDATE changes a key")
             if _differs(old, new, [col.lower() for col, _ in assignments]):
@@ -705,17 +709,26 @@ def _write(t: Table, d: TableData, rows: Sequence[Row], mode: Mode,
                 d.remove(pos)
                 d.add(row)
                 break
+            gone = d.rows[pos]
+            removed += (gone,) if gone is not None else ()
             d.remove(pos)
             deleted += 1
             hit = d.conflict(row)
         else:
             d.add(row)
             written += 1
-    return WriteOutcome(None, len(rows), written, updated, deleted, ignored, first_id)
+    return WriteOutcome(None, len(rows), written, updated, deleted, ignored, first_id, removed)
+
+
+def _sets_insert_id(e: exp.Expression) -> bool:
+    return isinstance(e, exp.Anonymous) and e.name.upper() == "LAST_INSERT_ID" and len(e.expressions) == 1
 
 
 def _assigned(e: exp.Expression, old: Row, new: Row, own: str) -> Value:
-    """An ON DUPLICATE KEY UPDATE value: columns are the old row's, VALUES(c) / alias.c the new row's."""
+    """An ON DUPLICATE KEY UPDATE value: columns are the old row's, VALUES(c) / alias.c the new row's;
+    LAST_INSERT_ID(x) is x."""
+    if _sets_insert_id(e):
+        return _assigned(e.expressions[0], old, new, own)
     if isinstance(e, exp.Column) and e.table and e.table.lower() != own:
         return new.get(e.name.lower(), UNKNOWN)
     if isinstance(e, exp.Anonymous) and e.name.upper() == "VALUES" and len(e.expressions) == 1:

@@ -66,6 +66,10 @@ class RplayGenerator(MySQLGenerator):
             return "NULL"
         if isinstance(v, int | Decimal):
             return str(v) if isinstance(v, Decimal) else str(int(v))
+        if not isinstance(v, str):  # a clock reading, a UUID: no SQL text says it, so statements see it unknown
+            from predictor.routines import UNKNOWN_NAME
+
+            return f"{UNKNOWN_NAME}()"
         return self.sql(exp.Literal.string(str(v)))
 
     def call_sql(self, expression: nodes.Call) -> str:

@@ -42,7 +42,8 @@ Offset = tuple[int, int]  # (seconds, months) from the reading of the local cloc
 @dataclass(frozen=True, slots=True, eq=False)
 class Moment:
     """A clock reading: somewhere in [lo, hi] seconds after the run began. ``now``: its exact offset from
-    NOW() (local time); ``day``: its exact offset from CURDATE(), when it is a date (see the module)."""
+    NOW() (local time); ``day``: its exact offset from CURDATE() (see the module): a date, or a time of
+    day made from one (``CURDATE() + INTERVAL 15 HOUR``: two bookings of that slot are the same value)."""
 
     lo: float
     hi: float
@@ -57,7 +58,10 @@ class Moment:
     def as_date(self) -> Moment:
         """Stored in a DATE column: midnight of its day, up to a day earlier."""
         if self.day is not None:
-            return self
+            if self.date:
+                return self
+            seconds, months = self.day  # a time of day from today's midnight: the day's part stays
+            return Moment(self.lo - _DAY, self.hi, day=(int(seconds - seconds % _DAY), months), date=True)
         whole = self.now is not None and self.now[0] % _DAY == 0
         return Moment(self.lo - _DAY, self.hi, day=self.now if whole else None, date=True)
 
@@ -103,7 +107,7 @@ def shift(m: Moment, count: int, unit: str) -> Moment | None:
     months = count * _MONTHS.get(name, 0)
     seconds = 0 if months else int(count * span[0])
     now = (m.now[0] + seconds, m.now[1] + months) if m.now is not None else None
-    day = (m.day[0] + seconds, m.day[1] + months) if m.day is not None and seconds % _DAY == 0 else None
+    day = (m.day[0] + seconds, m.day[1] + months) if m.day is not None else None
     return Moment(out.lo, out.hi, now=now, day=day, date=m.date and (months != 0 or seconds % _DAY == 0))
 
 

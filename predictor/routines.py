@@ -20,6 +20,8 @@ from sqlglot import exp
 
 from predictor import nodes
 from predictor.dialect import RplayMySQL
+from predictor.evaluate import known
+from predictor.moments import Moment
 from predictor.parse import parse
 
 Bindings = Mapping[str, exp.Expression]  # lower-case name -> its value as an expression
@@ -208,7 +210,10 @@ def _constant(e: exp.Expression) -> bool:
 
 
 def as_expression(v: object) -> exp.Expression:
-    """A computed value as SQL text can carry it (what it cannot, a clock reading, becomes unknown)."""
+    """A computed value as an expression: a clock reading is kept as a value (an IF on it is decided), but
+    the text of a statement it is bound into says it unknown (generator.known_sql)."""
+    if isinstance(v, Moment):
+        return known(v)
     if v is None:
         return exp.Null()
     if isinstance(v, bool):

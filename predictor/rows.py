@@ -13,7 +13,7 @@ from predictor import triggers
 from predictor.analyze import Kind, Op, StatementInfo, Write
 from predictor.catalog import Table
 from predictor.codes import ER_BAD_NULL, ER_WARNING_NOT_COMPLETE_ROLLBACK
-from predictor.data import POSITION, Mode, Pair, Refused, values_rows
+from predictor.data import POSITION, Mode, Pair, Refused, WriteOutcome, values_rows
 from predictor.evaluate import UNKNOWN, Row
 from predictor.foreign import ER_NO_REFERENCED_ROW, ER_ROW_IS_REFERENCED, missing_parent, referenced
 from predictor.images import images, upsert_images
@@ -438,13 +438,24 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
         s.last_insert_id = prior
         return _failed(out, ER_NO_REFERENCED_ROW)
     pairs: list[Pair] | None = [] if t.triggers and mode in (Mode.INSERT, Mode.IGNORE) else None
-    res = p.data.write(t, rows, mode, commit=not trans, assignments=assignments,
-                       has_delete_trigger=any(tr.event.upper() == "DELETE" for tr in t.triggers), pairs=pairs)
+    checked = (mode is Mode.REPLACE and p.profile.REPLACE_DELETE_CHECKS_CHILDREN and p.catalog.children(t.name)
+               and _checks_foreign_keys(p, t, s))
+    before = p.data.tables[t.ident].copy() if checked else None
+    if pairs is not None and len(rows) > 1 and _sets_new_keys(t):
+        res = _write_each(p, s, info, t, rows, mode, fired)
+    else:
+        res = p.data.write(t, rows, mode, commit=not trans, assignments=assignments,
+                           has_delete_trigger=any(tr.event.upper() == "DELETE" for tr in t.triggers), pairs=pairs)
+        if res is not None and res.dup_at is None:
+            _fire(p, s, info, t, "INSERT", pairs, fired, mode is Mode.INSERT)
     if res is None:
         return out
+    if before is not None and res.removed and referenced(p.data, p.catalog, t, res.removed)[0]:
+        p.data.tables[t.ident] = before  # a child still references a row the REPLACE deleted
+        s.last_insert_id = prior
+        return _failed(out, ER_ROW_IS_REFERENCED)
     if res.dup_at is None:
         s.last_insert_id = res.first_id if res.first_id is not None else prior
-        _fire(p, s, info, t, "INSERT", pairs, fired, mode is Mode.INSERT)
     if res.dup_at is not None:
         if trans or res.dup_at == 0:
             return _failed(out, 1062)
@@ -485,6 +496,43 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
     stmt_cache, trx = pieces(out.stmt_cache), pieces(out.trx)
     logged = bool(stmt_cache or trx) if out.row_format else out.logged
     return replace(out, warnings=warnings, stmt_cache=stmt_cache, trx=trx, logged=logged)
+
+
+def _sets_new_keys(t: Table) -> bool:
+    """Whether a BEFORE INSERT trigger names a unique key's column of NEW (it may set it: keys are checked
+    after it, row by row)."""
+    keys = {c.lower() for k in t.unique_keys for c in k.columns}
+    return any(tr.timing.upper() == "BEFORE" and tr.event.upper() == "INSERT"
+               and keys & set(triggers.new_columns(tr.text)) for tr in t.triggers)
+
+
+def _write_each(p: Predictor, s: SessionState, info: StatementInfo, t: Table, rows: list[Row], mode: Mode,
+                fired: dict[str, Changed | None]) -> WriteOutcome | None:
+    """A multi-row INSERT whose BEFORE trigger may set a key: each row is written, then its triggers run, as
+    the server does (a ``booking_ref`` the trigger fills with UUID() is not a duplicate of the next row's
+    default; vet_clinic_app)."""
+    trans = p.profile.engine(t.engine).transactional
+    written = ignored = 0
+    first_id: int | None = None
+    total: Changed | None = {}
+    for i, row in enumerate(rows):
+        pairs: list[Pair] = []
+        res = p.data.write(t, [row], mode, commit=not trans, pairs=pairs)
+        if res is None:
+            return None
+        if res.dup_at is not None:
+            return WriteOutcome(i, len(rows), written, 0, 0, ignored)
+        written, ignored = written + res.written, ignored + res.ignored
+        first_id = first_id if first_id is not None else res.first_id
+        _fire(p, s, info, t, "INSERT", pairs, fired, mode is Mode.INSERT)
+        got = fired.get(t.name.lower())
+        if got is None or total is None:
+            total = None
+        else:
+            for k, n in got.items():
+                triggers.count(total, k, n)
+    fired[t.name.lower()] = total
+    return WriteOutcome(None, len(rows), written, 0, 0, ignored, first_id)
 
 
 def _statement_rows(p: Predictor, tree: exp.Insert, t: Table, s: SessionState) -> list[Row] | None:
