@@ -33,9 +33,11 @@ Pair = tuple[Row | None, Row | None]
 
 MAX_TRACKED = 200
 PARSE_BUDGET = 150
-"""Statements the model may parse (beyond plain INSERT ... VALUES, read without a parse) in one workload: a
-conformance workload needs a few dozen; a 100k-statement load test would spend more parsing than predicting,
-so once the budget is spent, changes that need a parse just stop the tracking of their table."""
+"""Statements the model may parse (beyond plain INSERT ... VALUES, read without a parse) in one workload, to
+start with; each statement unlike the ones before (its analysis is new: literals aside) adds one
+(Predictor.step). A conformance workload of a few hundred distinct statements (and CALLs that parse their
+bodies) is followed to its end; a 100k-statement load test of 50 templates would spend more parsing than
+predicting, so once the budget is spent, changes that need a parse just stop the tracking of their table."""
 
 _INT_TYPES = frozenset({"INT", "INTEGER", "BIGINT", "SMALLINT", "TINYINT", "MEDIUMINT", "BIT", "YEAR",
                         "UINT", "UBIGINT", "USMALLINT", "UTINYINT", "UMEDIUMINT"})  # U...: UNSIGNED

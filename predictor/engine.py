@@ -75,6 +75,7 @@ class Predictor:
         self.memo: dict[tuple[object, ...], Outcome] = {}
         self.memo_infos: dict[int, StatementInfo] = {}
         self.memo_names: dict[int, tuple[int, tuple[str, ...]]] = {}  # id(info): (catalog version, tables)
+        self.analyses: set[int] = set()  # id() of the analyses seen: each new one adds to the parse budget
         self.id_writers: dict[tuple[int, int], bool] = {}  # (id(info), catalog version): may set LAST_INSERT_ID()
         self.replays: dict[tuple[object, ...], Replay] = {}  # memo key -> an autocommitted statement's result
         self.applied: tuple[StatementInfo, Outcome] | None = None  # handle_dml: memoised outcome as is
@@ -206,6 +207,9 @@ class Predictor:
 
     def _step_full(self, seq: int, session: str, sql: str, info: StatementInfo, s: SessionState) -> Builder:
         self.session_ids.clear()  # any handler may change any session
+        if id(info) not in self.analyses:  # a statement unlike any before (literals aside): one parse more
+            self.analyses.add(id(info))  # (a new analysis is never replayed: it always comes this way)
+            self.data.parses_left += 1
         b = Builder(seq, session, sql)
         self.binlog.builders[seq] = b
         if info.kind is Kind.UNKNOWN:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
+from predictor.moments import Moment, calendar_day
 from predictor.values import UNKNOWN, Recased
 
 Value = object  # as predictor.evaluate.Value
@@ -163,8 +164,28 @@ def _substring(e: exp.Expression, ev: Eval) -> Value:
     return _like([v], text[begin:begin + count].rstrip(" "))
 
 
+_DAY_CODES = {"%Y": "%Y", "%y": "%y", "%m": "%m", "%d": "%d"}  # the same in MySQL and Python
+
+
+def _date_format(e: exp.Expression, ev: Eval) -> Value:
+    """DATE_FORMAT(clock reading, day-only format): the day's text (predictor/moments.py, calendar_day)."""
+    inner = e.this.this if isinstance(e.this, exp.TsOrDsToTimestamp) else e.this
+    fmt = e.args.get("format")
+    v = ev(inner)
+    if v is None:
+        return None
+    day = calendar_day(v) if isinstance(v, Moment) else None
+    if day is None or not isinstance(fmt, exp.Literal) or not fmt.is_string:
+        return UNKNOWN
+    text = str(fmt.this)
+    codes = [text[i:i + 2] for i in range(len(text) - 1) if text[i] == "%"]
+    if any(c not in _DAY_CODES for c in codes) or text.count("%") != len(codes):
+        return UNKNOWN
+    return day.strftime(text).casefold()
+
+
 _FUNCTIONS: dict[type[exp.Expression], Callable[[exp.Expression, Eval], Value]] = {
     exp.Concat: _concat, exp.ConcatWs: _concat_ws, exp.Replace: _replace, exp.Coalesce: _coalesce, exp.Trim: _trim,
     exp.Lower: _recase, exp.Upper: _recase, exp.Repeat: _repeat, exp.Pad: _pad, exp.Left: _left_right,
-    exp.Right: _left_right, exp.Substring: _substring,
+    exp.Right: _left_right, exp.Substring: _substring, exp.TimeToStr: _date_format,
 }

@@ -30,7 +30,7 @@ from __future__ import annotations
 import time
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import date, datetime, timedelta
 
 HORIZON = 6 * 3600.0  # seconds: a replay lasts less than this
 _DAY = 86400.0
@@ -171,6 +171,21 @@ def from_literal(text: str) -> Moment | None:
     anchor = PREDICTED_AT.get()
     anchor = time.time() if anchor is None else anchor
     return Moment(at - anchor - RUN_LATER, at - anchor + RUN_EARLIER, date=len(text) == 10)
+
+
+def calendar_day(m: Moment) -> date | None:
+    """The day a reading falls on, by the bets of the module (the run is on the prediction's day and does
+    not cross midnight): known for a date a whole number of days / months from today, else None. Two
+    readings of one day give the same text (``DATE_FORMAT(NOW(), '%y%m%d')`` in an invoice number)."""
+    offset = m.day if m.day is not None else m.now
+    if offset is None or offset[0] % _DAY:
+        return None
+    anchor = PREDICTED_AT.get()
+    today = datetime.fromtimestamp(time.time() if anchor is None else anchor).date()
+    months = today.month - 1 + offset[1]
+    year, month = today.year + months // 12, months % 12 + 1
+    last = (date(year + month // 12, month % 12 + 1, 1) - timedelta(days=1)).day
+    return date(year, month, min(today.day, last)) + timedelta(days=int(offset[0] // _DAY))
 
 
 def same_second(a: Moment, b: Moment) -> bool:

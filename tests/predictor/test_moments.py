@@ -7,7 +7,7 @@ from datetime import datetime
 import pytest
 from sqlglot import exp
 
-from predictor.evaluate import CannotEvaluate, truth, value
+from predictor.evaluate import UNKNOWN, CannotEvaluate, truth, value
 from predictor.moments import CLOCK, HORIZON, PREDICTED_AT, Moment, compare, shift
 from predictor.parse import parse
 
@@ -126,3 +126,20 @@ INSERT INTO r VALUES ('EUR', NOW()) ON DUPLICATE KEY UPDATE at = NOW() + INTERVA
 """)
     recs = predict_workload(w, "mariadb-10.11", {"binlog_format": "ROW"})
     assert [r.format.value for r in recs[2:]] == ["NONE", "ROW"]
+
+
+@pytest.mark.parametrize(("expression", "expected"), [
+    ("DATE_FORMAT(NOW(), '%y%m%d')", "261121"),  # the day of the prediction: the run does not cross midnight
+    ("CONCAT('DWN-', DATE_FORMAT(CURDATE() + INTERVAL 10 DAY, '%Y-%m-%d'))", "dwn-2026-12-01"),
+    ("DATE_FORMAT(CURDATE() + INTERVAL 1 MONTH, '%Y%m')", "202612"),
+    ("DATE_FORMAT(NOW() - INTERVAL 3 HOUR, '%y%m%d')", UNKNOWN),  # may be yesterday already
+    ("DATE_FORMAT(NOW(), '%H:%i')", UNKNOWN),  # a time of day: not known
+])
+def test_a_day_only_format_of_the_clock_is_the_prediction_day(expression: str, expected: object) -> None:
+    token = PREDICTED_AT.set(datetime(2026, 11, 21, 12).timestamp())
+    try:
+        tree = parse(f"SELECT {expression}")
+        assert isinstance(tree, exp.Select)
+        assert value(tree.expressions[0], {}) == expected
+    finally:
+        PREDICTED_AT.reset(token)
