@@ -36,6 +36,7 @@ from predictor.ddl import (
 )
 from predictor.dml import apply_outcome, counts_change, handle_binlog, handle_dml, handle_noop, update_row_counts
 from predictor.evaluate import UNKNOWN
+from predictor.fingerprint import fingerprint
 from predictor.memo import emptiness, session_part, trx_clean
 from predictor.moments import READING
 from predictor.outcome import Outcome, Replay
@@ -75,7 +76,7 @@ class Predictor:
         self.memo: dict[tuple[object, ...], Outcome] = {}
         self.memo_infos: dict[int, StatementInfo] = {}
         self.memo_names: dict[int, tuple[int, tuple[str, ...]]] = {}  # id(info): (catalog version, tables)
-        self.analyses: set[int] = set()  # id() of the analyses seen: each new one adds to the parse budget
+        self.analyses: set[int | str] = set()  # id() of the analyses seen: each new one adds to the parse budget
         self.id_writers: dict[tuple[int, int], bool] = {}  # (id(info), catalog version): may set LAST_INSERT_ID()
         self.replays: dict[tuple[object, ...], Replay] = {}  # memo key -> an autocommitted statement's result
         self.applied: tuple[StatementInfo, Outcome] | None = None  # handle_dml: memoised outcome as is
@@ -207,8 +208,9 @@ class Predictor:
 
     def _step_full(self, seq: int, session: str, sql: str, info: StatementInfo, s: SessionState) -> Builder:
         self.session_ids.clear()  # any handler may change any session
-        if id(info) not in self.analyses:  # a statement unlike any before (literals aside): one parse more
-            self.analyses.add(id(info))  # (a new analysis is never replayed: it always comes this way)
+        seen = id(info) if self.cached else fingerprint(sql)  # the Analyzer keeps one analysis per fingerprint
+        if seen not in self.analyses:  # a statement unlike any before (literals aside): one parse more
+            self.analyses.add(seen)  # (a new analysis is never replayed: it always comes this way)
             self.data.parses_left += 1
         b = Builder(seq, session, sql)
         self.binlog.builders[seq] = b
