@@ -3,14 +3,13 @@ what REPLACE / ON DUPLICATE KEY UPDATE and the statement's triggers change (pred
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
 from predictor import triggers
-from predictor.analyze import Kind, Op, StatementInfo, Write
+from predictor.analyze import Kind, Op, StatementInfo
 from predictor.catalog import Table
 from predictor.codes import ER_BAD_NULL, ER_WARNING_NOT_COMPLETE_ROLLBACK
 from predictor.data import POSITION, Mode, Pair, Refused, WriteOutcome, values_rows
@@ -62,22 +61,16 @@ def with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState
             events = events | {"UPDATE"}
         for w in info.writes:
             if fired.get(w.table.lower()) is None:
-                p.data.fire(w.table, events, _kept(p, s) if out.error is not None and _rolls_back(p, w, s) else None)
+                # a failed statement on a transactional table is undone with what its triggers did to such
+                # tables: only the non-transactional ones keep their changes
+                undone = out.error is not None and _transactional(p, w.table, s)
+                p.data.fire(w.table, events, (lambda name: not _transactional(p, name, s)) if undone else None)
     return out
 
 
-def _rolls_back(p: Predictor, w: Write, s: SessionState) -> bool:
-    """A failed statement on a transactional table is undone with what its triggers did to such tables."""
-    t = lookup(w.table, p.catalog, s)
+def _transactional(p: Predictor, name: str, s: SessionState) -> bool:
+    t = lookup(name, p.catalog, s)
     return t is not None and p.profile.engine(t.engine).transactional
-
-
-def _kept(p: Predictor, s: SessionState) -> Callable[[str], bool]:
-    """Of the tables a failed statement's triggers wrote, those whose changes stay: non-transactional."""
-    def kept(name: str) -> bool:
-        t = lookup(name, p.catalog, s)
-        return t is None or not p.profile.engine(t.engine).transactional
-    return kept
 
 
 def _before_triggers(p: Predictor, info: StatementInfo, s: SessionState) -> Undo:
