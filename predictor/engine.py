@@ -76,7 +76,7 @@ class Predictor:
         self.memo: dict[tuple[object, ...], Outcome] = {}
         self.memo_infos: dict[int, StatementInfo] = {}
         self.memo_names: dict[int, tuple[int, tuple[str, ...]]] = {}  # id(info): (catalog version, tables)
-        self.analyses: set[int | str] = set()  # id() of the analyses seen: each new one adds to the parse budget
+        self.analyses: set[int | str] = set()  # analyses seen (id, or fingerprint uncached): new ones add parses
         self.id_writers: dict[tuple[int, int], bool] = {}  # (id(info), catalog version): may set LAST_INSERT_ID()
         self.replays: dict[tuple[object, ...], Replay] = {}  # memo key -> an autocommitted statement's result
         self.applied: tuple[StatementInfo, Outcome] | None = None  # handle_dml: memoised outcome as is

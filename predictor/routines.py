@@ -41,8 +41,10 @@ class Signature:
     exits: tuple[ExitHandler, ...] = ()  # the body's top-level EXIT handlers the CALL runs (predictor/calls.py)
 
     def exit_for(self, code: int) -> ExitHandler | None:
-        """The EXIT handler that catches error ``code``, if the body has one the CALL can run."""
-        return next((h for h in self.exits if h.codes is None or code in h.codes), None)
+        """The EXIT handler that catches error ``code``, if the body has one the CALL can run: one naming the
+        error wins over SQLEXCEPTION, as on the servers."""
+        named = next((h for h in self.exits if h.codes is not None and code in h.codes), None)
+        return named or next((h for h in self.exits if h.codes is None), None)
 
 
 @dataclass(frozen=True)
