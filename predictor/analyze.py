@@ -5,7 +5,7 @@ variables it uses, its flags. No catalog, no session: the result is cached per s
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import cached_property
@@ -140,6 +140,8 @@ class StatementInfo:
     signal: int | None = None  # a body's SIGNAL: the error it raises (predictor/calls.py)
     handler: int | None = None  # a body statement of the handler declared at this place among the body's
     #   handlers (routines.ExitHandler.position)
+    clock_columns: tuple[str, ...] = ()  # written columns it only ever sets to a clock reading (NOW(), CURDATE():
+    #   lower case; predictor/fresh.py)
     extra: tuple[str, ...] = field(default=())
     columns: tuple[str, ...] = ()  # a SELECT's output column names ("*" for a star)
 
@@ -259,6 +261,21 @@ def _set_columns(assignments: list[exp.Expression]) -> list[tuple[str | None, st
     return out
 
 
+def _clocks(columns: Sequence[str], values: Sequence[Sequence[exp.Expression]],
+            into: dict[str, bool] | None = None) -> dict[str, bool]:
+    """Per column: whether every value given to it is a clock reading (``values``: rows for ``columns``)."""
+    clocks = {} if into is None else into
+    for row in values:
+        for c, v in zip(columns, row, strict=False):
+            clocks[c.lower()] = clocks.get(c.lower(), True) and clock_reading(v) is not None
+    return clocks
+
+
+def _assigned_clocks(assignments: Sequence[exp.Expression], into: dict[str, bool] | None = None) -> dict[str, bool]:
+    pairs = [(_set_columns([a])[0][1], a.expression) for a in assignments if isinstance(a, exp.EQ)]
+    return _clocks([c for c, _ in pairs], [[v for _, v in pairs]], into)
+
+
 def _common(tree: exp.Expression, writes: list[Write], **kw: object) -> StatementInfo:
     funcs, sysvars = _expression_facts(tree)
     written = {w.table.lower() for w in writes}
@@ -284,7 +301,12 @@ def _insert(tree: exp.Insert) -> StatementInfo:
     kind = Kind.REPLACE if tree.args.get("replace") else Kind.INSERT
     writes = [Write(table, Op.INSERT, cols)]
     sel = _select(source) if select_source and source is not None else None
+    clocks = _clocks(cols or (), [t.expressions for t in source.expressions]) if isinstance(source, exp.Values) \
+        else {}
+    if conflict is not None:
+        _assigned_clocks(list(conflict.args.get("expressions") or []), clocks)
     return _common(tree, writes, kind=kind, ignore=bool(tree.args.get("ignore")),
+                   clock_columns=tuple(c for c, yes in clocks.items() if yes),
                    replace=kind is Kind.REPLACE, on_duplicate=odku, select_source=select_source,
                    delayed=priority == "DELAYED", values_rows=rows, self_read=reads_self,
                    limit=sel.limit if sel else None, skip_locked=bool(sel and sel.skip_locked),
@@ -312,7 +334,8 @@ def _update(tree: exp.Update) -> StatementInfo:
     writes = [Write(t, Op.UPDATE, tuple(c)) for t, c in per_table.items()]
     limit = _limit_value(tree)
     info = _common(tree, writes, kind=Kind.UPDATE, ignore=bool(tree.args.get("ignore")), limit=limit,
-                   multi_table=multi, self_read=True)
+                   multi_table=multi, self_read=True,
+                   clock_columns=tuple(c for c, yes in _assigned_clocks(list(tree.expressions)).items() if yes))
     return info if multi or not _subquery_reads(tree, tables) else replace(info, extra=(*info.extra, SELF_SUBQUERY))
 
 

@@ -158,6 +158,17 @@ class View:
     select: StatementInfo | None = None
 
 
+def note_columns(named: dict[str, bool], st: StatementInfo, columns: tuple[str, ...] | None) -> None:
+    """Add the columns ``st`` names writing a table to ``named``: column -> only ever a clock reading
+    (``*``: every column, an INSERT without a column list)."""
+    for c in ("*",) if columns is None else columns:
+        low = c.lower()
+        named[low] = named.get(low, True) and low in st.clock_columns
+    for c in st.on_duplicate or ():
+        low = c.lower()
+        named[low] = named.get(low, True) and low in st.clock_columns
+
+
 @dataclass
 class Catalog:
     """Base (non-temporary) objects of the workload database, keyed by lower-case name."""
@@ -168,6 +179,7 @@ class Catalog:
     version: int = 0  # bumped on every change: keys cached decisions
     columns_unsure: bool = False  # a statement the predictor could not read may have changed some table's columns
     _hidden: tuple[int, frozenset[str]] = (-1, frozenset())
+    _written: tuple[int, dict[str, dict[str, bool]]] = (-1, {})
 
     def table(self, name: str) -> Table | None:
         return self.tables.get(name.lower())
@@ -196,6 +208,21 @@ class Catalog:
             bodies += [r.body for key, r in self.routines.items() if key.startswith("FUNCTION:")]
             self._hidden = (self.version, frozenset(v for body in bodies for st in body for v in st.user_vars))
         return self._hidden[1]
+
+    def written_columns(self, table: str) -> dict[str, bool]:
+        """Lower-cased columns of ``table`` a trigger or stored routine body names when it inserts or updates
+        (``*``: every column), called or not, each with whether it is only ever given clock readings
+        (predictor/fresh.py)."""
+        if self._written[0] != self.version:
+            named: dict[str, dict[str, bool]] = {}
+            bodies = [tr.body for t in self.tables.values() for tr in t.triggers]
+            bodies += [r.body for r in self.routines.values()]
+            for st in (st for body in bodies for st in body):
+                for w in st.writes:
+                    if w.op.value != "delete":
+                        note_columns(named.setdefault(w.table.lower(), {}), st, w.columns)
+            self._written = (self.version, named)
+        return self._written[1].get(table.lower(), {}) | self._written[1].get("", {})
 
     def has_functions(self) -> bool:
         return any(k.startswith("FUNCTION:") for k in self.routines)

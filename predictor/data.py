@@ -41,7 +41,8 @@ predicting, so once the budget is spent, changes that need a parse just stop the
 
 _INT_TYPES = frozenset({"INT", "INTEGER", "BIGINT", "SMALLINT", "TINYINT", "MEDIUMINT", "BIT", "YEAR",
                         "UINT", "UBIGINT", "USMALLINT", "UTINYINT", "UMEDIUMINT"})  # U...: UNSIGNED
-_CLOCK_TYPES = frozenset({"DATETIME", "TIMESTAMP"})  # hold a clock reading as it is (DATE: its day)
+_CLOCK_TYPES = frozenset({"DATETIME", "TIMESTAMP", "TIMESTAMPTZ"})  # hold a clock reading as it is (DATE: its day;
+# TIMESTAMPTZ: sqlglot's name for MySQL's TIMESTAMP)
 
 
 class Refused(Exception):
@@ -191,6 +192,9 @@ class DataModel:
     fed: dict[str, list[tuple[str, str, tuple[str, ...] | None]]] = field(default_factory=dict)
     """table -> (event, table, non-key columns) of the UPDATEs its triggers run, columns None for their
     INSERTs and DELETEs (see ``fire``)."""
+    named: dict[str, dict[str, bool]] = field(default_factory=dict)
+    """table -> the columns statements named writing it while it was not followed, each with whether it was
+    only ever given clock readings (predictor/fresh.py)."""
 
     def watching(self, name: str) -> bool:
         """Whether ``name``'s rows are (still) tracked: a dictionary lookup, for the hot path. ``name``, here
@@ -234,6 +238,7 @@ class DataModel:
                       tuple(tuple(c.lower() for c in k.columns) for k in t.unique_keys),
                       t.auto_increment.name.lower() if t.auto_increment else None)
         self.tables[t.ident] = d
+        self.named.pop(t.ident, None)
         if t.ident in self.untrackable:
             d.tracked = False
             return

@@ -602,7 +602,14 @@ class RplayParser(MySQLParser):
         ):
             self._create_duplicates = self._curr.text.upper()
             self._advance()
-        return super()._parse_ddl_select()
+        select = super()._parse_ddl_select()
+        # CREATE VIEW ... AS SELECT ... WITH [CASCADED | LOCAL] CHECK OPTION: a check on writes through the view
+        index = self._index
+        if self._match(TokenType.WITH):
+            self._match_texts(("CASCADED", "LOCAL"))
+            if not self._match_text_seq("CHECK", "OPTION"):
+                self._retreat(index)
+        return select
 
     def _parse_rplay_definer(self) -> nodes.Definer:
         self._match(TokenType.EQ)

@@ -16,7 +16,7 @@ from typing import Any
 from sqlglot import exp
 
 from predictor.functions import computed, is_computed
-from predictor.moments import CLOCK, Moment, compare, from_literal, shift
+from predictor.moments import CLOCK, Moment, compare, from_literal, shift, shift_literal
 from predictor.nodes import Known
 from predictor.values import UNKNOWN
 
@@ -147,6 +147,8 @@ def _clock(e: exp.Expression, row: Row, values: Row | None) -> Value | None:
     n = literal(count) if isinstance(count, exp.Literal | exp.Neg) else UNKNOWN
     if isinstance(n, str) and n.lstrip("-").isdigit():
         n = int(n)
+    if isinstance(base, str) and isinstance(n, int) and unit is not None:
+        return shift_literal(base, sign * n, unit.name) or UNKNOWN  # a date literal: exact (moments.py)
     if not isinstance(base, Moment) or not isinstance(n, int) or unit is None:
         return UNKNOWN
     return shift(base, sign * n, unit.name) or UNKNOWN

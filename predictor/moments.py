@@ -173,6 +173,37 @@ def from_literal(text: str) -> Moment | None:
     return Moment(at - anchor - RUN_LATER, at - anchor + RUN_EARLIER, date=len(text) == 10)
 
 
+def shift_literal(text: str, count: int, unit: str) -> str | None:
+    """``'2024-05-14' + INTERVAL 1 MONTH``: a date or datetime literal shifted exactly, as the server does it
+    (a string; months clamp to the month's last day; a date shifted by a unit under a day becomes a datetime),
+    else None."""
+    form = _FORMATS.get(len(text))
+    name = unit.upper().removesuffix("S")
+    if form is None or name not in UNITS or not text[:4].isdigit():
+        return None
+    try:
+        at = datetime.strptime(text, form)
+    except ValueError:
+        return None
+    months = count * _MONTHS.get(name, 0)
+    if months:
+        index = at.year * 12 + at.month - 1 + months
+        year, month = divmod(index, 12)
+        if not 1 <= year <= 9999:
+            return None
+        last = (date(year + (month + 1) // 12, (month + 1) % 12 + 1, 1) - timedelta(days=1)).day
+        shifted = at.replace(year=year, month=month + 1, day=min(at.day, last))
+    else:
+        try:
+            shifted = at + timedelta(seconds=count * UNITS[name][0])
+        except OverflowError:
+            return None
+    whole_days = months != 0 or (count * UNITS[name][0]) % _DAY == 0
+    if len(text) == 10 and whole_days:
+        return shifted.strftime(_FORMATS[10])
+    return shifted.strftime(_FORMATS[19])
+
+
 def calendar_day(m: Moment) -> date | None:
     """The day a reading falls on, by the bets of the module (the run is on the prediction's day and does
     not cross midnight): known for a date a whole number of days / months from today, else None. Two

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from predictor import triggers
+from predictor import fresh, triggers
 from predictor.analyze import Kind, Op, StatementInfo
 from predictor.catalog import Table
 from predictor.codes import ER_BAD_NULL, ER_WARNING_NOT_COMPLETE_ROLLBACK
@@ -36,15 +36,28 @@ if TYPE_CHECKING:
 def with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, out: Outcome) -> Outcome:
     """What the rows of tracked tables decide: duplicate keys (1062, partial inserts, IGNORE'd rows) and the
     writes, updates and deletes of REPLACE and ON DUPLICATE KEY UPDATE."""
+    checked = _with_key_checks(p, sql, info, s, out)
+    fresh.note_writes(p, info, s)
+    return checked
+
+
+def _with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, out: Outcome) -> Outcome:
     prior = s.last_insert_id
     kind = info.kind
     if kind is Kind.UPDATE or kind is Kind.DELETE:
         if not info.multi_table and _impossible(p, sql, info, s):
             return replace(out, logged=False, stmt_cache=(), trx=(), row_writes=())
+        if out.row_format and fresh.matches_nothing(p, sql, info, s):  # a retention statement: no row is old
+            stmt_cache = tuple(x for x in out.stmt_cache if not x.rows)
+            trx = tuple(x for x in out.trx if not x.rows)
+            return replace(out, stmt_cache=stmt_cache, trx=trx, logged=bool(stmt_cache or trx), row_writes=())
     elif _may_generate_id(p, info, s):
         s.last_insert_id = UNKNOWN  # unless _write_rows follows the rows the statement wrote
     fired: dict[str, Changed | None] = {}
-    if _watched(p, info, s):  # else nothing it writes is tracked (the common case of a big workload)
+    if not _watched(p, info, s):  # nothing it writes is tracked (the common case of a big workload)
+        if (kind is Kind.INSERT or kind is Kind.REPLACE) and len(info.writes) == 1 and out.error is None:
+            out = _checked_unfollowed(p, sql, info, s, out, prior)
+    else:
         saved = _before_triggers(p, info, s)
         try:
             out = _key_checks(p, sql, info, s, out, fired, prior)
@@ -388,28 +401,11 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
     p.journal(s, t)
     if p.data.tracked(t) is None:
         return out
-    plain = info.kind is Kind.INSERT and info.on_duplicate is None and not info.select_source
-    fast = literal_rows(sql, t) if plain else UNSURE  # INSERT ... VALUES without a parse (literals.py)
-    assignments: list[tuple[str, exp.Expression]] = []
-    if isinstance(fast, Unsure):
-        if not p.data.may_parse():
-            p.data.forget(t.ident)
-            return out
-        tree = parsed(p, sql, s)
-        rows = _statement_rows(p, tree, t, s) if isinstance(tree, exp.Insert) else None
-        if rows is None or not isinstance(tree, exp.Insert):
-            p.data.forget(t.ident)
-            return out
-        conflict = tree.args.get("conflict")
-        if conflict is not None:
-            assignments = [(e.this.name, e.expression) for e in conflict.expressions if isinstance(e, exp.EQ)]
-        mode = (Mode.REPLACE if info.kind is Kind.REPLACE or tree.args.get("replace") else
-                Mode.UPSERT if conflict is not None else Mode.IGNORE if info.ignore else Mode.INSERT)
-    elif fast is None:
+    got = _inserted(p, sql, info, s, t)
+    if got is None:
         p.data.forget(t.ident)
         return out
-    else:
-        rows, mode = fast, Mode.IGNORE if info.ignore else Mode.INSERT
+    rows, mode, assignments = got
     if time_dropped(t, rows):
         out = replace(out, warnings=out.warnings | {p.profile.TIME_DROPPED_NOTE})
     found = issues(t, rows) if mode is not Mode.IGNORE else []
@@ -489,6 +485,51 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
     stmt_cache, trx = pieces(out.stmt_cache), pieces(out.trx)
     logged = bool(stmt_cache or trx) if out.row_format else out.logged
     return replace(out, warnings=warnings, stmt_cache=stmt_cache, trx=trx, logged=logged)
+
+
+def _inserted(p: Predictor, sql: str, info: StatementInfo, s: SessionState,
+              t: Table) -> tuple[list[Row], Mode, list[tuple[str, exp.Expression]]] | None:
+    """The rows an INSERT / REPLACE writes, how duplicates are met, the ON DUPLICATE KEY UPDATE assignments;
+    None when the rows cannot be said."""
+    plain = info.kind is Kind.INSERT and info.on_duplicate is None and not info.select_source
+    fast = literal_rows(sql, t) if plain else UNSURE  # INSERT ... VALUES without a parse (literals.py)
+    if fast is None:
+        return None
+    if not isinstance(fast, Unsure):
+        return fast, Mode.IGNORE if info.ignore else Mode.INSERT, []
+    if not p.data.may_parse():
+        return None
+    tree = parsed(p, sql, s)
+    rows = _statement_rows(p, tree, t, s) if isinstance(tree, exp.Insert) else None
+    if rows is None or not isinstance(tree, exp.Insert):
+        return None
+    conflict = tree.args.get("conflict")
+    assignments = [] if conflict is None else \
+        [(e.this.name, e.expression) for e in conflict.expressions if isinstance(e, exp.EQ)]
+    mode = (Mode.REPLACE if info.kind is Kind.REPLACE or tree.args.get("replace") else
+            Mode.UPSERT if conflict is not None else Mode.IGNORE if info.ignore else Mode.INSERT)
+    return rows, mode, assignments
+
+
+def _checked_unfollowed(p: Predictor, sql: str, info: StatementInfo, s: SessionState, out: Outcome,
+                        prior: object) -> Outcome:
+    """An INSERT into a table whose rows are not followed: the values it gives still meet the table's CHECK
+    constraints or not (and its JSON columns take them or not), whatever the rows already there. Only for
+    tables with such constraints (the hot path of big workloads stays as it was), and no BEFORE INSERT
+    trigger (it may change the values)."""
+    t = lookup(info.writes[0].table, p.catalog, s)
+    if t is None or not (t.checks or any(c.type.upper() == "JSON" for c in t.columns)) or any(
+            tr.timing.upper() == "BEFORE" and tr.event.upper() == "INSERT" for tr in t.triggers):
+        return out
+    got = _inserted(p, sql, info, s, t)
+    if got is None or got[1] is Mode.IGNORE:
+        return out
+    trans = p.profile.engine(t.engine).transactional
+    bad = next((i for i in issues(t, got[0]) if not i.note and (i.warning is None or s.strict(trans, i.row))), None)
+    if bad is None or (not trans and bad.row > 0):
+        return out
+    s.last_insert_id = prior
+    return _failed(out, _code(p, bad.code), _note(p, bad.code))
 
 
 def _sets_new_keys(t: Table) -> bool:

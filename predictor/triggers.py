@@ -62,12 +62,16 @@ def run(data: DataModel, t: Table, event: str, pairs: Sequence[Pair], tables: Ca
     found = [_body(tr.text) for tr in triggers]
     if any(b is None for b in found):
         return None
-    bodies = [bind(b) for b in found if b is not None]
+    bodies = [(bind(b), tr.timing.upper() == "BEFORE") for b, tr in zip(found, triggers, strict=True)
+              if b is not None]
     runner = _Runner(data, tables, journal, changed, t, dup_fails, used)
     try:
         for i, (old, new) in enumerate(pairs):
-            for body in bodies:
+            for body, before in bodies:
                 rows: dict[str, Row | None] = {"old": old, "new": new, "": {}}
+                # the model stored the row before its triggers run: a BEFORE trigger reading its own table
+                # sees the row as it was (an INSERT's: not there yet; a unit's overlapping-lease check)
+                runner.unwritten = (new, old) if before else None
                 try:
                     runner.node(body, rows)
                 except _Signal as sig:
@@ -107,6 +111,7 @@ class _Runner:
         self.subject = subject  # the table whose triggers run: SET NEW.c changes its row
         self.dup_fails = dup_fails  # a key SET NEW.c makes a duplicate fails the statement (no IGNORE)
         self.used = used  # the statement's own tables: writing one fails it (1442)
+        self.unwritten: tuple[Row | None, Row | None] | None = None  # (stored row, row it stands for) in BEFORE
 
     def node(self, n: exp.Expression, rows: dict[str, Row | None]) -> None:
         if isinstance(n, exp.Block):
@@ -179,6 +184,8 @@ class _Runner:
         if stored is None:
             raise _Inexact("SET NEW on a row the model does not follow")
         rows["new"] = stored
+        if self.unwritten is not None and self.unwritten[0] is row:
+            self.unwritten = (stored, self.unwritten[1])
 
     def select_into(self, n: exp.Select, rows: dict[str, Row | None]) -> None:
         local = rows[""]
@@ -198,7 +205,12 @@ class _Runner:
 
     def source(self, name: str) -> Source | None:
         t = self.tables(name)
-        return self.data.source(t) if t is not None else None
+        got = self.data.source(t) if t is not None else None
+        if got is None or self.unwritten is None or t is None or t.ident != self.subject.ident:
+            return got
+        stored, was = self.unwritten
+        rows = [was if r is stored else r for r in got.rows]
+        return Source(got.columns, [r for r in rows if r is not None], got.keys)
 
     def _table(self, node: object) -> Table:
         t = self.tables(node.name) if isinstance(node, exp.Table) else None
