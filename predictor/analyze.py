@@ -361,6 +361,7 @@ def _delete(tree: exp.Delete) -> StatementInfo:
                          limit=_limit_value(tree), multi_table=multi, extra=extra)
 
 
+CHECK_OPTION = "check option"  # StatementInfo.extra of CREATE VIEW ... WITH CHECK OPTION (predictor/views.py)
 SELF_SUBQUERY = "self subquery"  # StatementInfo.extra: a subquery reads the table the statement changes
 
 
@@ -560,7 +561,8 @@ def _create(tree: exp.Create) -> StatementInfo:
         if view_sel is not None and not isinstance(tree.this, exp.Schema):  # no column list: names from the SELECT
             view_sel = replace(view_sel, text=_text(tree.expression))  # the data model reads views' rows
         return StatementInfo(Kind.CREATE_VIEW, name=name, select=view_sel, targets=(name,),
-                             replace=bool(tree.args.get("replace")))
+                             replace=bool(tree.args.get("replace")),
+                             extra=(CHECK_OPTION,) if tree.args.get("check_option") else ())
     if kind == "SEQUENCE":
         return StatementInfo(Kind.CREATE_SEQUENCE, name=name, targets=(name,), if_not_exists=exists,
                              temporary=_properties(tree)[1])

@@ -156,6 +156,7 @@ class Routine:
 class View:
     name: str
     select: StatementInfo | None = None
+    check: bool = False  # WITH CHECK OPTION: a row written through it must be one it shows (predictor/views.py)
 
 
 def note_columns(named: dict[str, bool], st: StatementInfo, columns: tuple[str, ...] | None) -> None:

@@ -76,7 +76,7 @@ class WriteOutcome:
     deleted: int = 0
     ignored: int = 0
     first_id: int | None = None  # the first auto-increment value generated for a written row (LAST_INSERT_ID)
-    removed: tuple[Row, ...] = ()  # the rows a REPLACE deleted (a clash on a key other than the last)
+    removed: tuple[Row, ...] = ()  # the rows a REPLACE deleted (not updated in place)
 
 
 @dataclass
@@ -282,13 +282,14 @@ class DataModel:
         return Source(d.columns, rows, d.keys)
 
     def write(self, t: Table, rows: Sequence[Row], mode: Mode, commit: bool,
-              assignments: Sequence[tuple[str, exp.Expression]] = (), has_delete_trigger: bool = False,
+              assignments: Sequence[tuple[str, exp.Expression]] = (), replace_deletes: bool = False,
               pairs: list[Pair] | None = None) -> WriteOutcome | None:
         """Write ``rows`` (column -> value, missing columns take their defaults) into tracked ``t``.
 
         ``commit`` False: a statement stopped by a duplicate is undone (transactional tables); True: the
         rows before the duplicate stay. None when the outcome cannot be evaluated (``t`` is then no longer
         tracked). ``pairs`` (INSERT and INSERT IGNORE) gets (None, row) per row written, for its triggers.
+        ``replace_deletes``: REPLACE deletes the row it clashes with, never updates it in place.
         """
         d = self.tracked(t)
         if d is None:
@@ -296,7 +297,7 @@ class DataModel:
         if mode in (Mode.INSERT, Mode.IGNORE):  # rows are only appended: undo by dropping them again
             n0 = len(d.rows)
             try:
-                out = _write(t, d, rows, mode, assignments, has_delete_trigger)
+                out = _write(t, d, rows, mode, assignments, replace_deletes)
             except CannotEvaluate:
                 d.tracked = False
                 return None
@@ -309,7 +310,7 @@ class DataModel:
             return out
         work = d.copy()
         try:
-            out = _write(t, work, rows, mode, assignments, has_delete_trigger)
+            out = _write(t, work, rows, mode, assignments, replace_deletes)
         except CannotEvaluate:
             d.tracked = False
             return None
@@ -670,7 +671,7 @@ def _fill(t: Table, d: TableData, row: Row) -> Row:
 
 
 def _write(t: Table, d: TableData, rows: Sequence[Row], mode: Mode,
-           assignments: Sequence[tuple[str, exp.Expression]], has_delete_trigger: bool) -> WriteOutcome:
+           assignments: Sequence[tuple[str, exp.Expression]], replace_deletes: bool) -> WriteOutcome:
     written = updated = deleted = ignored = 0
     first_id: int | None = None
     removed: tuple[Row, ...] = ()
@@ -708,7 +709,7 @@ def _write(t: Table, d: TableData, rows: Sequence[Row], mode: Mode,
         # REPLACE: the last unique key is updated in place (no DELETE trigger); any other key is deleted
         while hit is not None:
             k, pos = hit
-            if k == len(d.keys) - 1 and not has_delete_trigger:
+            if k == len(d.keys) - 1 and not replace_deletes:
                 old = d.rows[pos]
                 assert old is not None
                 if _differs(old, row):

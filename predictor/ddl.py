@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from predictor.analyze import DEPRECATED_SYNTAX, ONE_ROW, Kind, Op, StatementInfo
+from predictor.analyze import CHECK_OPTION, DEPRECATED_SYNTAX, ONE_ROW, Kind, Op, StatementInfo
 from predictor.binlog import Builder
 from predictor.catalog import Column, KeyKind, Routine, Table, Trigger, View
 from predictor.codes import (
@@ -402,7 +402,7 @@ def handle_create_view(p: Predictor, b: Builder, info: StatementInfo, s: Session
             if lookup(r, p.catalog, s) is None and p.catalog.view(r) is None:
                 b.error = ER_NO_SUCH_TABLE
                 return
-    p.catalog.put_view(View(name, info.select))
+    p.catalog.put_view(View(name, info.select, CHECK_OPTION in info.extra))
     log_direct(p, b, s)
 
 

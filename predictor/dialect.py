@@ -576,9 +576,12 @@ class RplayParser(MySQLParser):
             return self._parse_create_routine(word, definer, replace, aggregate)  # type: ignore[return-value]
         self._retreat(index)
         self._create_duplicates: str | None = None
+        self._view_check = False
         create = super()._parse_create()
         if isinstance(create, exp.Create) and self._create_duplicates:
             create.set("duplicates", self._create_duplicates)
+        if isinstance(create, exp.Create) and self._view_check:
+            create.set("check_option", True)  # WITH CHECK OPTION (predictor/views.py)
         return create
 
     def _routine_ahead(self) -> bool:
@@ -607,7 +610,9 @@ class RplayParser(MySQLParser):
         index = self._index
         if self._match(TokenType.WITH):
             self._match_texts(("CASCADED", "LOCAL"))
-            if not self._match_text_seq("CHECK", "OPTION"):
+            if self._match_text_seq("CHECK", "OPTION"):
+                self._view_check = True
+            else:
                 self._retreat(index)
         return select
 

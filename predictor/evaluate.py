@@ -20,8 +20,8 @@ from predictor.moments import CLOCK, Moment, compare, from_literal, shift, shift
 from predictor.nodes import Known
 from predictor.values import UNKNOWN
 
-__all__ = ["UNKNOWN", "CannotEvaluate", "Fresh", "Known", "Row", "Value", "comparable", "exact", "known", "literal",
-           "number", "truth", "value"]
+__all__ = ["UNKNOWN", "CannotEvaluate", "Fresh", "Known", "Row", "Value", "comparable", "exact", "falsified", "known",
+           "literal", "number", "truth", "value"]
 
 
 
@@ -302,6 +302,19 @@ def truth(e: exp.Expression, row: Row) -> bool:
     if v is UNKNOWN:
         raise CannotEvaluate("condition on an unknown value")
     return bool(v) if isinstance(v, int) else False
+
+
+def falsified(condition: exp.Expression, row: Row) -> bool:
+    """Whether a conjunct of ``condition`` is surely not true (false or NULL) on ``row``, whatever its unknown
+    values: then the whole condition is not true either."""
+    conjuncts = condition.flatten() if isinstance(condition, exp.And) else (condition,)
+    for c in conjuncts:
+        try:
+            if isinstance(c, exp.Expression) and not truth(c, row):
+                return True
+        except CannotEvaluate:
+            continue
+    return False
 
 
 def _logical(e: exp.Expression, row: Row, values: Row | None) -> int | None:

@@ -21,7 +21,7 @@ from sqlglot import exp
 
 from predictor.analyze import Op, StatementInfo
 from predictor.catalog import Column, Generated, note_columns
-from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, Value, truth
+from predictor.evaluate import UNKNOWN, Row, Value, falsified
 from predictor.moments import HORIZON, Moment
 from predictor.query import resolved
 from predictor.resolve import lookup
@@ -78,16 +78,7 @@ def matches_nothing(p: Predictor, sql: str, info: StatementInfo, s: SessionState
         rows.append({c: UNKNOWN if named.get(c) is False else fresh[c] if named.get(c) else v for c, v in r.items()})
     for clocked in (True, False):  # a row written since, with what a statement gave a column or its default
         rows.append({c.name.lower(): _written(c, named, clocked) for c in t.columns})
-    conjuncts = [c for c in cond.flatten() if isinstance(c, exp.Expression)] if isinstance(cond, exp.And) else [cond]
-    return all(any(_false(c, row) for c in conjuncts) for row in rows)
-
-
-def _false(condition: exp.Expression, row: Row) -> bool:
-    """Whether ``condition`` is surely not true (false or NULL) on ``row``."""
-    try:
-        return not truth(condition, row)
-    except CannotEvaluate:
-        return False
+    return all(falsified(cond, row) for row in rows)
 
 
 def _reading(c: Column) -> Value:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from predictor import fresh, triggers
+from predictor import fresh, triggers, views
 from predictor.analyze import Kind, Op, StatementInfo
 from predictor.catalog import Table
 from predictor.codes import ER_BAD_NULL, ER_WARNING_NOT_COMPLETE_ROLLBACK
@@ -44,6 +44,11 @@ def with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState
 def _with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, out: Outcome) -> Outcome:
     prior = s.last_insert_id
     kind = info.kind
+    if p.catalog.views and (kind is Kind.UPDATE or kind is Kind.INSERT) and out.error is None \
+            and info.write_names[0] in p.catalog.views:
+        code = views.check_option(p, sql, info, s)
+        if code is not None:
+            return _failed(out, code)
     if kind is Kind.UPDATE or kind is Kind.DELETE:
         if not info.multi_table and _impossible(p, sql, info, s):
             return replace(out, logged=False, stmt_cache=(), trx=(), row_writes=())
@@ -433,13 +438,16 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
     if pairs is not None and len(rows) > 1 and _sets_new_keys(t):
         res = _write_each(p, s, info, t, rows, mode, fired)
     else:
-        res = p.data.write(t, rows, mode, commit=not trans, assignments=assignments,
-                           has_delete_trigger=any(tr.event.upper() == "DELETE" for tr in t.triggers), pairs=pairs)
+        # REPLACE updates the clashing row in place only when no DELETE trigger and no foreign key needs to
+        # see a delete: a referenced table gets a delete and a write (both servers: property_rental_app)
+        deletes = any(tr.event.upper() == "DELETE" for tr in t.triggers) or bool(p.catalog.children(t.name))
+        res = p.data.write(t, rows, mode, commit=not trans, assignments=assignments, replace_deletes=deletes,
+                           pairs=pairs)
         if res is not None and res.dup_at is None:
             _fire(p, s, info, t, "INSERT", pairs, fired, mode is Mode.INSERT)
     if res is None:
         return out
-    if before is not None and res.removed and referenced(p.data, p.catalog, t, res.removed)[0]:
+    if res.removed and referenced(p.data, p.catalog, t, res.removed)[0] and before is not None:
         p.data.tables[t.ident] = before  # a child still references a row the REPLACE deleted
         s.last_insert_id = prior
         return _failed(out, ER_ROW_IS_REFERENCED)

@@ -143,3 +143,25 @@ def test_a_day_only_format_of_the_clock_is_the_prediction_day(expression: str, e
         assert value(tree.expressions[0], {}) == expected
     finally:
         PREDICTED_AT.reset(token)
+
+
+@pytest.mark.parametrize(("expression", "expected"), [
+    ("'2024-01-31' + INTERVAL 1 MONTH", "2024-02-29"),  # months clamp to the month's last day
+    ("'2024-02-29' + INTERVAL 1 YEAR", "2025-02-28"),
+    ("'2024-05-14' - INTERVAL 1 YEAR + INTERVAL 14 DAY", "2023-05-28"),
+    ("'2024-12-15' + INTERVAL 1 MONTH", "2025-01-15"),
+    ("'2024-05-14' + INTERVAL 2 HOUR", "2024-05-14 02:00:00"),  # a date shifted by hours is a datetime
+    ("'2024-05-14 10:00:00' - INTERVAL 90 MINUTE", "2024-05-14 08:30:00"),
+    ("DATE_ADD('2024-05-14', INTERVAL 3 DAY)", "2024-05-17"),
+    ("'not a date' + INTERVAL 1 DAY", UNKNOWN),
+])
+def test_a_date_literal_shifted_by_an_interval_is_exact(expression: str, expected: object) -> None:
+    tree = parse(f"SELECT {expression}")
+    assert isinstance(tree, exp.Select)
+    assert value(tree.expressions[0], {}) == expected
+
+
+def test_dates_made_from_one_literal_compare_exactly() -> None:
+    row = {"p": "2026-11-01"}
+    assert truth(_where("p + INTERVAL 14 DAY - INTERVAL 1 YEAR > p + INTERVAL 1 MONTH + INTERVAL 14 DAY"), row) is False
+    assert truth(_where("p + INTERVAL 13 MONTH - INTERVAL 1 DAY > p + INTERVAL 1 MONTH"), row) is True

@@ -89,6 +89,24 @@ CREATE DEFINER = 'root'@'localhost' SQL SECURITY INVOKER VIEW v AS SELECT 1;
 -- expect: class = Create
 -- expect: kind = VIEW
 
+-- title: CREATE VIEW WITH CHECK OPTION
+CREATE VIEW v_open AS SELECT id, status FROM tickets WHERE status <> 'closed' WITH CHECK OPTION;
+-- expect: class = Create
+-- expect: kind = VIEW
+-- expect: check_option = true
+-- expect: expression.class = Select
+-- expect: expression.where.class = Where
+
+-- title: CREATE VIEW WITH LOCAL CHECK OPTION
+CREATE VIEW v AS SELECT id FROM t WHERE a = 1 WITH LOCAL CHECK OPTION;
+-- expect: kind = VIEW
+-- expect: check_option = true
+
+-- title: CREATE VIEW without CHECK OPTION
+CREATE VIEW v AS SELECT id FROM t WHERE a = 1;
+-- expect: kind = VIEW
+-- expect: check_option = none
+
 -- title: DROP TRIGGER IF EXISTS
 DROP TRIGGER IF EXISTS db1.tr;
 -- expect: class = Drop

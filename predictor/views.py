@@ -1,0 +1,52 @@
+"""Writes through a view declared WITH CHECK OPTION: a row the view would not show is refused (1369).
+
+Only the values the statement gives are looked at (``UPDATE v SET status = 'closed'`` through a view of open
+tickets): a condition of the view's WHERE they surely fail fails the statement, as on both servers
+(property_rental_app). A row the statement matches is assumed, as for the rest of an UPDATE's prediction.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+from predictor.analyze import Kind, StatementInfo
+from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, falsified, value
+from predictor.parse import parse
+from predictor.session import SessionState
+
+if TYPE_CHECKING:
+    from predictor.engine import Predictor
+
+ER_VIEW_CHECK_FAILED = 1369
+
+
+def check_option(p: Predictor, sql: str, info: StatementInfo, s: SessionState) -> int | None:
+    """The error of an INSERT / UPDATE through a view WITH CHECK OPTION whose new values the view rejects."""
+    v = p.catalog.view(info.writes[0].table) if len(info.writes) == 1 else None
+    if v is None or not v.check or v.select is None or not v.select.text or not p.data.may_parse():
+        return None
+    view = parse(v.select.text)
+    where = view.args.get("where") if isinstance(view, exp.Select) else None
+    if not isinstance(where, exp.Where):
+        return None
+    from predictor.rows import parsed  # rows.py calls this module
+
+    tree = parsed(p, sql, s)
+    rows: list[Row] = []
+    if info.kind is Kind.UPDATE and isinstance(tree, exp.Update):
+        rows.append({a.this.name.lower(): _given(a.expression) for a in tree.expressions if isinstance(a, exp.EQ)})
+    elif info.kind is Kind.INSERT and isinstance(tree, exp.Insert) and isinstance(tree.this, exp.Schema) \
+            and isinstance(tree.expression, exp.Values):
+        names = [c.name.lower() for c in tree.this.expressions]
+        rows.extend(dict(zip(names, (_given(x) for x in t.expressions), strict=False))
+                    for t in tree.expression.expressions)
+    return ER_VIEW_CHECK_FAILED if any(falsified(where.this, r) for r in rows) else None
+
+
+def _given(e: exp.Expression) -> object:
+    try:
+        return value(e, {})
+    except CannotEvaluate:
+        return UNKNOWN
