@@ -132,6 +132,13 @@ class Table:
         return tuple(k for k in self.keys if k.kind in (KeyKind.PRIMARY, KeyKind.UNIQUE))
 
     @cached_property
+    def checks_values(self) -> bool:
+        """Whether an INSERT's values alone can fail it: CHECK constraints or JSON columns, and no BEFORE INSERT
+        trigger that may change them (predictor/rows.py, _checked_unfollowed)."""
+        return bool(self.checks or any(c.type.upper() == "JSON" for c in self.columns)) and not any(
+            tr.timing.upper() == "BEFORE" and tr.event.upper() == "INSERT" for tr in self.triggers)
+
+    @cached_property
     def unique_key_columns(self) -> frozenset[str]:
         """Lower-cased names of the columns of every unique key."""
         return frozenset(c.lower() for k in self.unique_keys for c in k.columns)

@@ -195,6 +195,7 @@ class DataModel:
     named: dict[str, dict[str, bool]] = field(default_factory=dict)
     """table -> the columns statements named writing it while it was not followed, each with whether it was
     only ever given clock readings (predictor/fresh.py)."""
+    noted: dict[str, set[int]] = field(default_factory=dict)  # table -> ids of the analyses in ``named``
 
     def watching(self, name: str) -> bool:
         """Whether ``name``'s rows are (still) tracked: a dictionary lookup, for the hot path. ``name``, here
@@ -239,6 +240,7 @@ class DataModel:
                       t.auto_increment.name.lower() if t.auto_increment else None)
         self.tables[t.ident] = d
         self.named.pop(t.ident, None)
+        self.noted.pop(t.ident, None)
         if t.ident in self.untrackable:
             d.tracked = False
             return

@@ -37,16 +37,25 @@ _READING = Moment(0.0, HORIZON)  # some clock reading of this run
 
 
 def note_writes(p: Predictor, info: StatementInfo, s: SessionState) -> None:
-    """Remember the columns a statement names for each table it writes that is not followed (any more)."""
-    tables = p.data.tables
-    for w in info.writes:
-        if w.op is Op.DELETE:
-            continue
-        ident = s.ident(w.table) if w.table else ""
+    """Remember the columns a statement names for each table it writes that is not followed (any more); an
+    analysis noted once for a table is not noted again (the hot path of a big workload)."""
+    tables, noted = p.data.tables, p.data.noted
+    key = id(info)
+    names = info.write_names if not s.temp_tables else tuple(s.ident(w.table) if w.table else "" for w in info.writes)
+    for w, ident in zip(info.writes, names, strict=True):
         if ident:
             d = tables.get(ident)
             if d is None or d.tracked:
                 continue
+        seen = noted.get(ident)
+        if seen is None:
+            seen = noted[ident] = set()
+        elif key in seen:
+            continue
+        seen.add(key)
+        if w.op is Op.DELETE:
+            continue
+        p.memo_infos[key] = info  # keep the analysis alive while its id is noted
         note_columns(p.data.named.setdefault(ident, {}), info, w.columns)
 
 

@@ -526,8 +526,7 @@ def _checked_unfollowed(p: Predictor, sql: str, info: StatementInfo, s: SessionS
     tables with such constraints (the hot path of big workloads stays as it was), and no BEFORE INSERT
     trigger (it may change the values)."""
     t = lookup(info.writes[0].table, p.catalog, s)
-    if t is None or not (t.checks or any(c.type.upper() == "JSON" for c in t.columns)) or any(
-            tr.timing.upper() == "BEFORE" and tr.event.upper() == "INSERT" for tr in t.triggers):
+    if t is None or not t.checks_values:
         return out
     got = _inserted(p, sql, info, s, t)
     if got is None or got[1] is Mode.IGNORE:
