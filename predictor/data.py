@@ -196,6 +196,7 @@ class DataModel:
     """table -> the columns statements named writing it while it was not followed, each with whether it was
     only ever given clock readings (predictor/fresh.py)."""
     noted: dict[str, set[int]] = field(default_factory=dict)  # table -> ids of the analyses in ``named``
+    unfollowed: set[int] = field(default_factory=set)  # ids of analyses noted with none of their tables followed
 
     def watching(self, name: str) -> bool:
         """Whether ``name``'s rows are (still) tracked: a dictionary lookup, for the hot path. ``name``, here
@@ -241,6 +242,7 @@ class DataModel:
         self.tables[t.ident] = d
         self.named.pop(t.ident, None)
         self.noted.pop(t.ident, None)
+        self.unfollowed.clear()
         if t.ident in self.untrackable:
             d.tracked = False
             return

@@ -59,6 +59,15 @@ def note_writes(p: Predictor, info: StatementInfo, s: SessionState) -> None:
         note_columns(p.data.named.setdefault(ident, {}), info, w.columns)
 
 
+def note_unfollowed(p: Predictor, info: StatementInfo, s: SessionState) -> None:
+    """``note_writes`` for a statement none of whose tables is followed: once per analysis (the hot path of a
+    big workload; ``DataModel.create`` forgets these when a table is followed again)."""
+    if not s.temp_tables:  # else the names mean the session's own tables
+        p.data.unfollowed.add(id(info))
+        p.memo_infos[id(info)] = info
+    note_writes(p, info, s)
+
+
 def matches_nothing(p: Predictor, sql: str, info: StatementInfo, s: SessionState) -> bool:
     """A single-table UPDATE / DELETE of a table not followed, whose WHERE (reading the clock) is false on every
     row the table can hold."""

@@ -36,12 +36,6 @@ if TYPE_CHECKING:
 def with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, out: Outcome) -> Outcome:
     """What the rows of tracked tables decide: duplicate keys (1062, partial inserts, IGNORE'd rows) and the
     writes, updates and deletes of REPLACE and ON DUPLICATE KEY UPDATE."""
-    checked = _with_key_checks(p, sql, info, s, out)
-    fresh.note_writes(p, info, s)
-    return checked
-
-
-def _with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, out: Outcome) -> Outcome:
     prior = s.last_insert_id
     kind = info.kind
     if p.catalog.views and (kind is Kind.UPDATE or kind is Kind.INSERT) and out.error is None \
@@ -62,6 +56,8 @@ def _with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionStat
     if not _watched(p, info, s):  # nothing it writes is tracked (the common case of a big workload)
         if (kind is Kind.INSERT or kind is Kind.REPLACE) and len(info.writes) == 1 and out.error is None:
             out = _checked_unfollowed(p, sql, info, s, out, prior)
+        if s.temp_tables or id(info) not in p.data.unfollowed:
+            fresh.note_unfollowed(p, info, s)
     else:
         saved = _before_triggers(p, info, s)
         try:
@@ -70,6 +66,7 @@ def _with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionStat
             restore(saved, p.data, p.rows)
             s.last_insert_id = prior
             return _failed(out, sig.code, p.profile.ROUTINE_ERROR_NOTE if sig.raised_in_body else None)
+        fresh.note_writes(p, info, s)  # a table its rows stopped being followed in, or one that was not
     if fired and all(c is not None for c in fired.values()) and all(
             w.table.lower() in fired or not _has_triggers(p, w.table, s) for w in info.writes):
         out = _idle_triggers(info, out, fired)
