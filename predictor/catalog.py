@@ -166,10 +166,13 @@ class View:
     check: bool = False  # WITH CHECK OPTION: a row written through it must be one it shows (predictor/views.py)
 
 
+EVERY = "*"  # a column list that names every column (an INSERT without one; predictor/fresh.py)
+
+
 def note_columns(named: dict[str, bool], st: StatementInfo, columns: tuple[str, ...] | None) -> None:
     """Add the columns ``st`` names writing a table to ``named``: column -> only ever a clock reading
-    (``*``: every column, an INSERT without a column list)."""
-    for c in ("*",) if columns is None else columns:
+    (``EVERY``: every column, an INSERT without a column list)."""
+    for c in (EVERY,) if columns is None else columns:
         low = c.lower()
         named[low] = named.get(low, True) and low in st.clock_columns
     for c in st.on_duplicate or ():
@@ -219,7 +222,7 @@ class Catalog:
 
     def written_columns(self, table: str) -> dict[str, bool]:
         """Lower-cased columns of ``table`` a trigger or stored routine body names when it inserts or updates
-        (``*``: every column), called or not, each with whether it is only ever given clock readings
+        (``EVERY``: every column), called or not, each with whether it is only ever given clock readings
         (predictor/fresh.py)."""
         if self._written[0] != self.version:
             named: dict[str, dict[str, bool]] = {}

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 
 from predictor.analyze import Op, StatementInfo
-from predictor.catalog import Column, Generated, note_columns
+from predictor.catalog import EVERY, Column, Generated, note_columns
 from predictor.evaluate import UNKNOWN, Row, Value, falsified
 from predictor.moments import HORIZON, Moment
 from predictor.query import resolved
@@ -30,7 +30,6 @@ from predictor.session import SessionState
 if TYPE_CHECKING:
     from predictor.engine import Predictor
 
-EVERY = "*"  # a column list that names every column (INSERT without a list, or a table not resolved yet)
 CLOCKS = frozenset({"NOW", "CURRENT_TIMESTAMP", "CURDATE", "CURRENT_DATE", "SYSDATE", "UTC_TIMESTAMP",
                     "LOCALTIME", "LOCALTIMESTAMP", "UTC_DATE"})
 _READING = Moment(0.0, HORIZON)  # some clock reading of this run

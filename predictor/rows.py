@@ -3,6 +3,7 @@ what REPLACE / ON DUPLICATE KEY UPDATE and the statement's triggers change (pred
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -24,7 +25,7 @@ from predictor.query import Source, matching_rows, resolved, select_rows
 from predictor.resolve import lookup, with_trigger_columns
 from predictor.routines import UNKNOWN_NAME, inline_functions
 from predictor.session import Piece, SessionState
-from predictor.strict import CHECK_FAILED, INVALID_JSON, issues, time_dropped
+from predictor.strict import CHECK_FAILED, INVALID_JSON, Issue, issues, time_dropped
 from predictor.triggers import Changed
 from predictor.undo import Saved, Undo, restore
 from predictor.variables import bind
@@ -47,9 +48,7 @@ def with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState
         if not info.multi_table and _impossible(p, sql, info, s):
             return replace(out, logged=False, stmt_cache=(), trx=(), row_writes=())
         if out.row_format and fresh.matches_nothing(p, sql, info, s):  # a retention statement: no row is old
-            stmt_cache = tuple(x for x in out.stmt_cache if not x.rows)
-            trx = tuple(x for x in out.trx if not x.rows)
-            return replace(out, stmt_cache=stmt_cache, trx=trx, logged=bool(stmt_cache or trx), row_writes=())
+            return replace(_without_rows(out, lambda name: True), row_writes=())
     elif _may_generate_id(p, info, s):
         s.last_insert_id = UNKNOWN  # unless _write_rows follows the rows the statement wrote
     fired: dict[str, Changed | None] = {}
@@ -207,8 +206,13 @@ def _idle_triggers(info: StatementInfo, out: Outcome, fired: dict[str, Changed |
     idle = {k for k, n in total.items() if n == 0 and k not in own}
     if not idle:
         return out
-    stmt_cache = tuple(x for x in out.stmt_cache if not (x.rows and x.table.lower() in idle))
-    trx = tuple(x for x in out.trx if not (x.rows and x.table.lower() in idle))
+    return _without_rows(out, lambda name: name.lower() in idle)
+
+
+def _without_rows(out: Outcome, dropped: Callable[[str], bool]) -> Outcome:
+    """``out`` without the row events of the tables ``dropped`` accepts (they changed no row)."""
+    stmt_cache = tuple(x for x in out.stmt_cache if not (x.rows and dropped(x.table)))
+    trx = tuple(x for x in out.trx if not (x.rows and dropped(x.table)))
     return replace(out, stmt_cache=stmt_cache, trx=trx, logged=bool(stmt_cache or trx))
 
 
@@ -278,9 +282,7 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
             matched = res[2] if isinstance(tree, exp.Update) and res is not None else changed
             untouched.append((matched if p.profile.MULTI_UPDATE_STMT_CACHE_WHEN == "unmatched" else changed) == 0)
             if changed == 0 and out.row_format:  # nothing changed: no row events for the table
-                stmt_cache = tuple(x for x in out.stmt_cache if not (x.rows and x.table == t.name))
-                trx = tuple(x for x in out.trx if not (x.rows and x.table == t.name))
-                out = replace(out, stmt_cache=stmt_cache, trx=trx, logged=bool(stmt_cache or trx))
+                out = _without_rows(out, t.name.__eq__)
         elif info.kind is Kind.UPDATE and w.columns is not None and p.data.parses_left > 0:
             p.data.changed_columns(t, w.columns)  # the parse budget is spent: the columns it sets are unknown
         else:
@@ -411,7 +413,7 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
     if time_dropped(t, rows):
         out = replace(out, warnings=out.warnings | {p.profile.TIME_DROPPED_NOTE})
     found = issues(t, rows) if mode is not Mode.IGNORE else []
-    bad = next((i for i in found if not i.note and (i.warning is None or s.strict(trans, i.row))), None)
+    bad = _refusal(found, s, trans)
     if bad is not None and not trans and bad.row > 0:
         p.data.forget(t.ident)  # the rows before the bad one stay: how many the server wrote is not followed
         return out
@@ -529,11 +531,16 @@ def _checked_unfollowed(p: Predictor, sql: str, info: StatementInfo, s: SessionS
     if got is None or got[1] is Mode.IGNORE:
         return out
     trans = p.profile.engine(t.engine).transactional
-    bad = next((i for i in issues(t, got[0]) if not i.note and (i.warning is None or s.strict(trans, i.row))), None)
+    bad = _refusal(issues(t, got[0]), s, trans)
     if bad is None or (not trans and bad.row > 0):
         return out
     s.last_insert_id = prior
     return _failed(out, _code(p, bad.code), _note(p, bad.code))
+
+
+def _refusal(found: Sequence[Issue], s: SessionState, trans: bool) -> Issue | None:
+    """The first value problem that fails the statement (not one a non-strict session stores with a warning)."""
+    return next((i for i in found if not i.note and (i.warning is None or s.strict(trans, i.row))), None)
 
 
 def _sets_new_keys(t: Table) -> bool:
