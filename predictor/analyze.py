@@ -400,6 +400,7 @@ def _column_def(cd: exp.ColumnDef) -> tuple[Column, list[Key]]:
     auto = False
     generated = Generated.NO
     deps: tuple[str, ...] = ()
+    expression: str | None = None
     keys: list[Key] = []
     name = _name(cd.this)
     for c in cd.args.get("constraints") or []:
@@ -425,6 +426,8 @@ def _column_def(cd: exp.ColumnDef) -> tuple[Column, list[Key]]:
             persisted = bool(k.args.get("persisted"))
             generated = Generated.STORED if persisted else Generated.VIRTUAL
             deps = tuple(dict.fromkeys(str(c.name) for c in k.find_all(exp.Column)))
+            if isinstance(k, exp.ComputedColumnConstraint) and isinstance(k.this, exp.Expression):
+                expression = k.this.sql(dialect=RplayMySQL)
     if type_name in ("SERIAL",):
         auto, nullable = True, False
         keys.append(Key(KeyKind.UNIQUE, (name,)))
@@ -436,8 +439,11 @@ def _column_def(cd: exp.ColumnDef) -> tuple[Column, list[Key]]:
     if isinstance(kind, exp.DataType) and type_name in ("DECIMAL", "UDECIMAL"):
         digits = kind.expressions[1].this if len(kind.expressions) > 1 else None
         scale = int(digits.this) if isinstance(digits, exp.Literal) and digits.is_int else 0
+    choices = None
+    if isinstance(kind, exp.DataType) and kind.this is exp.DataType.Type.ENUM:
+        choices = tuple(str(x.this).casefold().rstrip(" ") for x in kind.expressions if isinstance(x, exp.Literal))
     return Column(name, type_name, nullable, has_default, auto, generated, deps, default_now, on_update_now,
-                  literal_default, length, scale), keys
+                  literal_default, length, scale, expression, choices), keys
 
 
 def _key_columns(node: exp.Expression) -> tuple[tuple[str, ...], bool]:
@@ -727,16 +733,19 @@ def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:
     loops = 0
     handlers = 0
     handler: int | None = None
+    ifs = 0
 
     def visit(n: exp.Expression, counted: tuple[Loop | CursorLoop, ...], before: exp.Expression | None = None,
               guards: tuple[Guard, ...] = ()) -> None:
-        nonlocal loops, handlers, handler
+        nonlocal loops, handlers, handler, ifs
         if isinstance(n, exp.IfBlock):
             cond = n.this.sql(dialect=RplayMySQL) if isinstance(n.this, exp.Expression) else None
+            ifs += 1
+            at = ifs
             for key, holds in (("true", True), ("false", False)):
                 branch = n.args.get(key)
                 if isinstance(branch, exp.Expression):
-                    visit(branch, counted, None, (*guards, Guard(cond, holds)) if cond else guards)
+                    visit(branch, counted, None, (*guards, Guard(cond, holds, at)) if cond else guards)
             return
         if isinstance(n, control):
             if isinstance(n, exp.WhileBlock | exp.RepeatBlock | exp.LoopBlock):

@@ -25,6 +25,10 @@ from predictor.routines import Bindings, substitute
 class Guard:
     condition: str  # SQL of an IF's condition
     holds: bool  # the statement is in its THEN branch (else in what follows ELSE / ELSEIF)
+    at: int = -1  # which IF of the body: its condition is decided once, when the CALL enters it
+
+
+Decided = dict[int, bool | None]  # Guard.at -> the truth of its condition where the CALL entered the IF
 
 
 def excluded(guards: tuple[Guard, ...], bindings: Bindings) -> bool:
@@ -32,25 +36,37 @@ def excluded(guards: tuple[Guard, ...], bindings: Bindings) -> bool:
     return taken(guards, bindings) is False
 
 
-def taken(guards: tuple[Guard, ...], bindings: Bindings) -> bool | None:
-    """Whether the CALL surely reaches a statement behind ``guards`` (True), surely not (False), or either."""
+def taken(guards: tuple[Guard, ...], bindings: Bindings, decided: Decided | None = None) -> bool | None:
+    """Whether the CALL surely reaches a statement behind ``guards`` (True), surely not (False), or either.
+    ``decided`` keeps each IF's truth from its first statement on: ``IF v IS NULL THEN ... SET v = 1; COMMIT;
+    END IF`` runs the COMMIT, though ``v IS NULL`` no longer holds there."""
     out: bool | None = True
     for g in guards:
-        cond = parse_expression(g.condition)
-        if cond is None:
+        if decided is None:
+            truth = _truth(g.condition, bindings)
+        elif g.at in decided:
+            truth = decided[g.at]
+        else:
+            truth = decided[g.at] = _truth(g.condition, bindings)
+        if truth is None:
             out = None
-            continue
-        try:
-            v = value(substitute(cond, bindings), {})
-        except CannotEvaluate:
-            out = None
-            continue
-        if v is not None and not isinstance(v, int | str | Decimal):
-            out = None
-            continue  # a clock reading, an unknown: not decided
-        if _true(v) != g.holds:
+        elif truth != g.holds:
             return False
     return out
+
+
+def _truth(condition: str, bindings: Bindings) -> bool | None:
+    """An IF condition's truth for ``bindings``; None when the values do not decide it."""
+    cond = parse_expression(condition)
+    if cond is None:
+        return None
+    try:
+        v = value(substitute(cond, bindings), {})
+    except CannotEvaluate:
+        return None
+    if v is not None and not isinstance(v, int | str | Decimal):
+        return None  # a clock reading, an unknown: not decided
+    return _true(v)
 
 
 def _true(v: object) -> bool:

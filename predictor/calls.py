@@ -12,7 +12,7 @@ from sqlglot import exp
 from predictor import nodes
 from predictor.analyze import HANDLER, Kind, StatementInfo
 from predictor.binlog import Builder
-from predictor.branches import taken
+from predictor.branches import Decided, taken
 from predictor.catalog import Routine
 from predictor.codes import ER_SP_DOES_NOT_EXIST
 from predictor.decide import ER_GTID_UNSAFE_NON_TRANSACTIONAL_TABLE
@@ -146,8 +146,9 @@ def _constant(values: Bindings) -> Callable[[], Bindings]:
 def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements: tuple[StatementInfo, ...],
          bindings: Callable[[], Bindings], depth: int) -> bool:
     """Decide and log body statements under the CALL's builder; False when one failed (the CALL ends)."""
+    decided: Decided = {}
     for sub in statements:
-        reached = taken(sub.guards, bindings()) if sub.guards else True
+        reached = taken(sub.guards, bindings(), decided) if sub.guards else True
         if reached is False:
             continue  # an IF branch the CALL's values do not take
         text = None

@@ -41,6 +41,8 @@ class Column:
     literal_default: tuple[object, ...] = ()  # (value,) when the DEFAULT is a literal, as evaluate.literal reads it
     length: int | None = None  # CHAR(n) / VARCHAR(n): n
     scale: int | None = None  # DECIMAL(p, s): s (DECIMAL(p) and DECIMAL: 0)
+    expression: str | None = None  # a generated column's expression, as SQL (the data model computes it)
+    choices: tuple[str, ...] | None = None  # ENUM('a', 'b'): its values, as the data model holds strings
 
     def is_blob(self, json_is_blob: bool) -> bool:
         t = self.type.upper()
@@ -130,6 +132,11 @@ class Table:
     def unique_keys(self) -> tuple[Key, ...]:
         # cached in the instance __dict__ (the fields are frozen, so it cannot go stale; eq/hash ignore it)
         return tuple(k for k in self.keys if k.kind in (KeyKind.PRIMARY, KeyKind.UNIQUE))
+
+    @cached_property
+    def generated(self) -> tuple[Column, ...]:
+        """Generated columns whose value the data model computes from the rest of the row, in table order."""
+        return tuple(c for c in self.columns if c.generated is not Generated.NO and c.expression is not None)
 
     @cached_property
     def checks_values(self) -> bool:

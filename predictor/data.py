@@ -24,6 +24,7 @@ from predictor.catalog import Generated, Table
 from predictor.codes import ER_DUP_ENTRY
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, Value, comparable, opaque, truth, value
 from predictor.moments import CLOCK, HORIZON, Moment, compare, same_second, stored
+from predictor.parse import parse_expression
 from predictor.query import Source, filtered
 from predictor.strict import CHECK_FAILED, INVALID_JSON, issues
 from predictor.values import Recased
@@ -660,6 +661,8 @@ def _fill(t: Table, d: TableData, row: Row) -> Row:
             out[name] = _coerce(t, name, CLOCK["NOW"])
         else:
             out[name] = UNKNOWN
+    if t.generated:
+        _generate(t, out)
     if d.auto is not None:
         v = out.get(d.auto)
         if v is None or v == 0:
@@ -672,6 +675,17 @@ def _fill(t: Table, d: TableData, row: Row) -> Row:
         else:
             raise CannotEvaluate("unknown auto-increment value")
     return out
+
+
+def _generate(t: Table, row: Row) -> None:
+    """Compute ``row``'s generated columns (``balance AS (amount - amount_paid) STORED``) in place, unknown
+    where the expression cannot be evaluated: a WHERE or a procedure reads them like any column."""
+    for c in t.generated:
+        e = parse_expression(c.expression or "")
+        try:
+            row[c.name.lower()] = UNKNOWN if e is None else _coerce(t, c.name, value(e, row))
+        except CannotEvaluate:
+            row[c.name.lower()] = UNKNOWN
 
 
 def _write(t: Table, d: TableData, rows: Sequence[Row], mode: Mode,
@@ -700,10 +714,12 @@ def _write(t: Table, d: TableData, rows: Sequence[Row], mode: Mode,
             old = d.rows[pos]
             assert old is not None
             new = dict(old)
-            for col, e in assignments:
-                v = new[col.lower()] = _coerce(t, col, _assigned(e, old, row, own))
+            for col, e in assignments:  # left to right: ``a = a + 1, b = a`` reads the new ``a``
+                v = new[col.lower()] = _coerce(t, col, _assigned(e, new, row, own))
                 if _sets_insert_id(e) and isinstance(v, int):
                     first_id = v  # ``id = LAST_INSERT_ID(id)``: the statement gives the row's id after all
+            if t.generated:
+                _generate(t, new)
             if any(new[c] != old[c] for k in d.keys for c in k):
                 raise CannotEvaluate("ON DUPLICATE KEY UPDATE changes a key")
             if _differs(old, new, [col.lower() for col, _ in assignments]):
@@ -775,14 +791,17 @@ def _assigned_row(t: Table, old: Row, assignments: Sequence[tuple[str, exp.Expre
     """``old`` with an UPDATE's assignments applied (unknown where they cannot be evaluated); ``joined``: the
     row of a multi-table UPDATE's join it was matched with (``alias.column`` keys), for ``SET a.x = b.y``."""
     new = dict(old)
-    scope = {**old, **joined} if joined else old
+    scope = {**old, **joined} if joined else new
     for c, e in assignments:
         if _keeps(e, c):
             continue
         try:
-            new[c.lower()] = _coerce(t, c, value(e, scope))
+            got = _coerce(t, c, value(e, scope))
         except CannotEvaluate:
-            new[c.lower()] = UNKNOWN
+            got = UNKNOWN
+        new[c.lower()] = scope[c.lower()] = got  # the assignments after it read the new value (left to right)
+    if t.generated:
+        _generate(t, new)
     stamps = [c.name.lower() for c in t.columns if c.on_update_now]
     if stamps:  # ON UPDATE CURRENT_TIMESTAMP: set when the row changes, unless the UPDATE sets it
         own = {c.lower() for c, _ in assignments}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Sequence
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
 from sqlglot import exp
@@ -144,7 +144,7 @@ def _clock(e: exp.Expression, row: Row, values: Row | None) -> Value | None:
     else:
         count, unit = e.expression, e.args.get("unit")
     base = value(e.this, row, values)
-    n = literal(count) if isinstance(count, exp.Literal | exp.Neg) else UNKNOWN
+    n = literal(count) if isinstance(count, exp.Literal | exp.Neg) else _count(count, row, values)
     if isinstance(n, str) and n.lstrip("-").isdigit():
         n = int(n)
     if isinstance(base, str) and isinstance(n, int) and unit is not None:
@@ -152,6 +152,19 @@ def _clock(e: exp.Expression, row: Row, values: Row | None) -> Value | None:
     if not isinstance(base, Moment) or not isinstance(n, int) or unit is None:
         return UNKNOWN
     return shift(base, sign * n, unit.name) or UNKNOWN
+
+
+def _count(e: object, row: Row, values: Row | None) -> Value:
+    """An INTERVAL's count given as an expression (``INTERVAL (due_day - 1) DAY``): whole numbers only."""
+    if not isinstance(e, exp.Expression):
+        return UNKNOWN
+    try:
+        n = value(e, row, values)
+    except CannotEvaluate:
+        return UNKNOWN
+    if isinstance(n, Decimal) and n == n.to_integral_value():
+        return int(n)
+    return n if isinstance(n, int) and not isinstance(n, bool) else UNKNOWN
 
 
 _CLOCK_NODES: dict[type[exp.Expression], str] = {
@@ -196,13 +209,18 @@ def value(e: exp.Expression, row: Row, values: Row | None = None) -> Value:
         if fresh is not None:
             return fresh
     if isinstance(e, exp.Func):
-        got = computed(e, lambda x: value(x, row, values))
+        try:
+            got = computed(e, lambda x: value(x, row, values))
+        except CannotEvaluate:
+            return UNKNOWN  # a function of an argument that cannot be evaluated: a value, not one we know
         if is_computed(got):
             return got
     if isinstance(e, exp.Func | exp.Add | exp.Sub):
         clock = _clock(e, row, values)
         if clock is not None:
             return clock
+    if isinstance(e, exp.Div):
+        return _quotient(value(e.this, row, values), value(e.expression, row, values))
     for cls, fn in _ARITH.items():
         if isinstance(e, cls):
             a, b = value(e.this, row, values), value(e.expression, row, values)
@@ -264,6 +282,22 @@ def value(e: exp.Expression, row: Row, values: Row | None = None) -> Value:
         if isinstance(e, exp.Func):
             return UNKNOWN  # NOW(), RAND(), UUID(), CONCAT(a, b): a value, just not one we know
         raise
+
+
+def _quotient(a: Value, b: Value) -> Value:
+    """a / b of exact numbers: a DECIMAL with 4 more digits than ``a`` has (div_precision_increment), NULL
+    for a NULL operand; UNKNOWN for a zero divisor (NULL or an error, by sql_mode) and anything else."""
+    if a is None or b is None:
+        return None
+    if not (number(a) and number(b)) or b == 0:
+        return UNKNOWN
+    x, y = Decimal(a), Decimal(b)  # type: ignore[arg-type]
+    exponent = x.as_tuple().exponent
+    scale = (-exponent if isinstance(exponent, int) and exponent < 0 else 0) + 4
+    try:
+        return (x / y).quantize(Decimal(1).scaleb(-scale), rounding=ROUND_HALF_UP)
+    except InvalidOperation:
+        return UNKNOWN
 
 
 def _fresh_argument(e: exp.Func, row: Row, values: Row | None) -> Fresh | None:

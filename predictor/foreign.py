@@ -5,14 +5,14 @@ ON DELETE RESTRICT / NO ACTION). Nothing is logged for either.
 Only what the rows show is said: a key part that is NULL or unknown, a parent or child table the model does
 not follow, or a self-referencing key says nothing (no error). Cascades (ON DELETE CASCADE / SET NULL) are
 done by InnoDB and are not in MariaDB's binlog; MySQL 9 logs the cascaded rows (Profile.FK_CASCADES_LOGGED).
-The child's rows are then no longer followed.
+The data model does them on the child's rows when it knows which rows reference the deleted ones.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from predictor.catalog import Catalog, Table
+from predictor.catalog import Catalog, ForeignKey, Table
 from predictor.data import DataModel
 from predictor.evaluate import Row, Value, opaque
 
@@ -40,11 +40,13 @@ def missing_parent(data: DataModel, catalog: Catalog, t: Table, rows: Sequence[R
     return False
 
 
-def referenced(data: DataModel, catalog: Catalog, t: Table, doomed: Sequence[Row]) -> tuple[bool, list[Table]]:
+def referenced(data: DataModel, catalog: Catalog, t: Table, doomed: Sequence[Row],
+               journal: Callable[[Table], None] | None = None) -> tuple[bool, list[Table]]:
     """Whether deleting ``doomed`` (rows of ``t``) is refused by a child that references one of them
-    (RESTRICT), and the children an ON DELETE CASCADE surely deletes rows of. Children with a cascading key
-    that may hold such rows stop being followed."""
-    cascaded: list[Table] = []
+    (RESTRICT), and the children an ON DELETE CASCADE surely deletes rows of. Otherwise the cascades are done
+    on the children's rows (``journal`` first keeps them for a ROLLBACK); a child that may hold such rows
+    without the model knowing which, or with children of its own, stops being followed."""
+    cascading: list[tuple[Table, ForeignKey, list[tuple[Value, ...]], bool, bool]] = []
     for child, fk in catalog.children(t.name):
         if child.name.lower() == t.name.lower() or len(fk.columns) != len(fk.parent_columns):
             continue
@@ -58,11 +60,42 @@ def referenced(data: DataModel, catalog: Catalog, t: Table, doomed: Sequence[Row
             if hit:
                 return True, []
             continue
+        cascading.append((child, fk, keys, hit, any(_unsure(src.rows, fk.columns, k) for k in keys)))
+    cascaded: list[Table] = []
+    for child, fk, keys, hit, unsure in cascading:
         if hit and fk.on_delete.upper() == "CASCADE":
             cascaded.append(child)
-        if hit or any(_unsure(src.rows, fk.columns, k) for k in keys):
+        if not hit and not unsure:
+            continue
+        if unsure or journal is None or fk.on_delete.upper() not in _DONE or _passed_on(catalog, child, fk):
             data.forget(child.ident)
+            continue
+        journal(child)
+        _cascade(data, child, fk, keys)
     return False, cascaded
+
+
+_DONE = frozenset({"CASCADE", "SET NULL"})
+
+
+def _passed_on(catalog: Catalog, child: Table, fk: ForeignKey) -> bool:
+    """Whether the cascade goes on to the child's own children: rows it deletes, key columns it empties."""
+    emptied = set(fk.columns) if fk.on_delete.upper() == "SET NULL" else None
+    return any(emptied is None or emptied & set(g.parent_columns) for _, g in catalog.children(child.name))
+
+
+def _cascade(data: DataModel, child: Table, fk: ForeignKey, keys: Sequence[tuple[Value, ...]]) -> None:
+    """What InnoDB does to the child rows that reference deleted parent rows: ON DELETE CASCADE deletes
+    them, SET NULL empties their key columns (no trigger fires, no ON UPDATE timestamp moves)."""
+    d = data.tracked(child)
+    if d is None:
+        return
+    gone = set(keys)
+    for pos, r in enumerate(d.rows):
+        if r is not None and tuple(r.get(c) for c in fk.columns) in gone:
+            d.remove(pos)
+            if fk.on_delete.upper() == "SET NULL":
+                d.put(pos, r | dict.fromkeys(fk.columns, None))  # a new row: undo copies share the old one
 
 
 def _none_match(rows: Sequence[Row], columns: tuple[str, ...], want: tuple[Value, ...]) -> bool:

@@ -11,6 +11,8 @@ letters. Anything else: ``None`` (not one of these), and the caller's usual rule
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import date, timedelta
+from decimal import ROUND_HALF_UP, Decimal
 
 from sqlglot import exp
 
@@ -174,7 +176,7 @@ def _date_format(e: exp.Expression, ev: Eval) -> Value:
     v = ev(inner)
     if v is None:
         return None
-    day = calendar_day(v) if isinstance(v, Moment) else None
+    day = calendar_day(v) if isinstance(v, Moment) else _day(v)
     if day is None or not isinstance(fmt, exp.Literal) or not fmt.is_string:
         return UNKNOWN
     text = str(fmt.this)
@@ -184,8 +186,68 @@ def _date_format(e: exp.Expression, ev: Eval) -> Value:
     return day.strftime(text).casefold()
 
 
+def _day(v: Value) -> date | None:
+    """The day a date literal names (``'2026-10-01'``, ``'2026-10-01 08:00:00'``), else None."""
+    if not isinstance(v, str) or len(v) not in (10, 19):
+        return None
+    try:
+        return date.fromisoformat(v[:10])
+    except ValueError:
+        return None
+
+
+def _last_day(e: exp.Expression, ev: Eval) -> Value:
+    """LAST_DAY(date): the month's last day, as a date literal."""
+    v = ev(e.this)
+    if v is None:
+        return None
+    day = calendar_day(v) if isinstance(v, Moment) else _day(v)
+    if day is None:
+        return UNKNOWN
+    following = date(day.year + day.month // 12, day.month % 12 + 1, 1)
+    return (following - timedelta(days=1)).isoformat()
+
+
+def _round(e: exp.Expression, ev: Eval) -> Value:
+    """ROUND(x[, d]) of an exact number: half away from zero, as MySQL rounds DECIMAL and integers."""
+    v = ev(e.this)
+    places = ev(e.args["decimals"]) if isinstance(e.args.get("decimals"), exp.Expression) else 0
+    if v is None or places is None:
+        return None
+    if not isinstance(places, int) or isinstance(places, bool) or isinstance(v, bool) \
+            or not isinstance(v, int | Decimal):
+        return UNKNOWN
+    if isinstance(v, int) and places >= 0:
+        return v
+    out = Decimal(v).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+    return (int(out) if isinstance(v, int) else Decimal(int(out))) if places < 0 else out
+
+
+def _extreme(e: exp.Expression, ev: Eval) -> Value:
+    """GREATEST / LEAST of exact numbers (NULL when an argument is)."""
+    args = [ev(x) for x in (e.this, *e.expressions)]
+    if any(v is None for v in args):
+        return None
+    if not all(isinstance(v, int | Decimal) and not isinstance(v, bool) for v in args):
+        return UNKNOWN
+    return (max if isinstance(e, exp.Greatest) else min)(args)  # type: ignore[type-var]
+
+
+def _datediff(e: exp.Expression, ev: Eval) -> Value:
+    """DATEDIFF(a, b): the days from b to a, for dates the data model knows the day of."""
+    a, b = ev(e.this), ev(e.expression)
+    if a is None or b is None:
+        return None
+    days = [calendar_day(v) if isinstance(v, Moment) else _day(v) for v in (a, b)]
+    if days[0] is None or days[1] is None:
+        return UNKNOWN
+    return (days[0] - days[1]).days
+
+
 _FUNCTIONS: dict[type[exp.Expression], Callable[[exp.Expression, Eval], Value]] = {
     exp.Concat: _concat, exp.ConcatWs: _concat_ws, exp.Replace: _replace, exp.Coalesce: _coalesce, exp.Trim: _trim,
     exp.Lower: _recase, exp.Upper: _recase, exp.Repeat: _repeat, exp.Pad: _pad, exp.Left: _left_right,
     exp.Right: _left_right, exp.Substring: _substring, exp.TimeToStr: _date_format,
+    exp.LastDay: _last_day, exp.Round: _round, exp.Greatest: _extreme, exp.Least: _extreme,
+    exp.DateDiff: _datediff,
 }

@@ -11,7 +11,7 @@ the whole body (a counted loop's counter is bound per pass, predictor/loops.py).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
@@ -71,12 +71,12 @@ def signature(tree: exp.Expression) -> Signature:
                 text = default.sql(dialect=RplayMySQL) if isinstance(default, exp.Expression) else None
                 variables += [(n.name.lower(), text) for n in _names(item.this)]
     assigned = frozenset(assignments(tree))
-    local = {name for name, _ in variables} - {name for name, _ in params}
+    named = {name for name, _ in variables} | {name for name, _ in params}
     catches = any(not no_data(c) for h in tree.find_all(nodes.DeclareHandler) for c in h.args.get("conditions") or ())
     body = tree.args.get("body")
     exits = tuple(x for k, h in enumerate(tree.find_all(nodes.DeclareHandler, bfs=False))
                   if (x := _exit_handler(h, k, body)) is not None)
-    return Signature(params, tuple(variables), assigned, frozenset(local - _unfollowed(tree)), catches, exits)
+    return Signature(params, tuple(variables), assigned, frozenset(named - _unfollowed(tree)), catches, exits)
 
 
 def _exit_handler(h: nodes.DeclareHandler, position: int, body: object) -> ExitHandler | None:
@@ -238,20 +238,65 @@ _INTEGER_TYPES = frozenset({exp.DataType.Type.TINYINT, exp.DataType.Type.SMALLIN
 
 @lru_cache(maxsize=256)
 def returned(text: str) -> tuple[tuple[str, ...], exp.Expression] | None:
-    """(parameter names, expression) of ``CREATE FUNCTION f(p INT, ...) RETURNS INT RETURN expr``: a function
-    the data model can inline. Integer parameters and result only: other types convert in ways it does not
-    follow (string truncation, decimal rounding)."""
+    """(parameter names, expression) of a stored function the data model can inline: its body only RETURNs,
+    maybe behind IFs (``IF p <= 0 THEN RETURN 0; END IF; RETURN p * 2``: an IF() expression). Integer and
+    DECIMAL parameters and result only (a DECIMAL rounds to its scale on the way in and out, as the server
+    converts it): other types convert in ways it does not follow (string truncation)."""
     tree = parse(text)
-    body = tree.args.get("body") if isinstance(tree, nodes.CreateRoutine) else None
-    while isinstance(body, exp.Block) and len(body.expressions) == 1:  # BEGIN RETURN ...; END
-        body = body.expressions[0]
-    if not isinstance(tree, nodes.CreateRoutine) or not isinstance(body, exp.Return):
+    if not isinstance(tree, nodes.CreateRoutine):
         return None
+    body = tree.args.get("body")
+    expr = _returning(body.expressions if isinstance(body, exp.Block) else [body])
     params = [x for x in tree.args.get("params") or () if isinstance(x, nodes.RoutineParam)]
-    types = [x.args.get("kind") for x in params] + [tree.args.get("returns")]
-    if not all(isinstance(t, exp.DataType) and t.this in _INTEGER_TYPES for t in types):
+    scales = [_scale(x.args.get("kind")) for x in params]
+    result = _scale(tree.args.get("returns"))
+    if expr is None or result is None or any(s is None for s in scales):
         return None
-    return tuple(x.name.lower() for x in params), body.this
+    names = tuple(x.name.lower() for x in params)
+    converted = {n: _rounded(exp.column(n), sc) for n, sc in zip(names, scales, strict=True)
+                 if sc is not None and sc >= 0}
+    return names, _rounded(substitute(expr, converted) if converted else expr, result)
+
+
+def _returning(statements: Sequence[object]) -> exp.Expression | None:
+    """The value a function body returns as one expression, when it is only RETURNs and IFs around them."""
+    if not statements:
+        return None  # the body ends without RETURN (error 1321): not inlined
+    first, rest = statements[0], list(statements[1:])
+    if isinstance(first, exp.Return) and isinstance(first.this, exp.Expression):
+        return first.this
+    if isinstance(first, exp.Block):
+        return _returning([*first.expressions, *rest])
+    if isinstance(first, exp.IfBlock) and isinstance(first.this, exp.Expression):
+        branches = [first.args.get(k) for k in ("true", "false")]
+        then, other = (_returning([*_block(b), *rest]) for b in branches)
+        return exp.If(this=first.this, true=then, false=other) if then is not None and other is not None else None
+    return None
+
+
+def _block(node: object) -> list[exp.Expression]:
+    if isinstance(node, exp.Block):
+        return list(node.expressions)
+    return [node] if isinstance(node, exp.Expression) else []
+
+
+def _scale(kind: object) -> int | None:
+    """s for DECIMAL(p, s), -1 for an integer type (values kept as they are), None for a type whose conversion
+    is not followed."""
+    if not isinstance(kind, exp.DataType):
+        return None
+    if kind.this in _INTEGER_TYPES:
+        return -1
+    if kind.this is exp.DataType.Type.DECIMAL:
+        digits = kind.expressions[1].this if len(kind.expressions) > 1 else None
+        return int(digits.this) if isinstance(digits, exp.Literal) and digits.is_int else 0 if \
+            len(kind.expressions) < 2 else None
+    return None
+
+
+def _rounded(e: exp.Expression, scale: int) -> exp.Expression:
+    """``e`` converted to DECIMAL(p, scale) (scale -1, an integer type: left as it is)."""
+    return e if scale < 0 else exp.Round(this=exp.Paren(this=e), decimals=exp.Literal.number(scale))
 
 
 def inline_functions(tree: exp.Expression, function: Callable[[str], str | None], depth: int = 0) -> exp.Expression:

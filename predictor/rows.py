@@ -242,7 +242,8 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
             if isinstance(tree, exp.Delete):
                 if _checks_foreign_keys(p, t, s) and p.catalog.children(t.name):
                     doomed = p.data.selected(t, cond, info.limit, positions, by)
-                    refused, cascaded = referenced(p.data, p.catalog, t, doomed) if doomed else (False, [])
+                    refused, cascaded = referenced(p.data, p.catalog, t, doomed, lambda c: p.journal(s, c)) \
+                        if doomed else (False, [])
                     if refused and len(info.writes) == 1:
                         if pairs is not None:  # BEFORE DELETE triggers run first: their SIGNAL wins (1644)
                             saved = _before_triggers(p, info, s)
@@ -446,7 +447,8 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
             _fire(p, s, info, t, "INSERT", pairs, fired, mode is Mode.INSERT)
     if res is None:
         return out
-    if res.removed and referenced(p.data, p.catalog, t, res.removed)[0] and before is not None:
+    if res.removed and referenced(p.data, p.catalog, t, res.removed, lambda c: p.journal(s, c))[0] \
+            and before is not None:
         p.data.tables[t.ident] = before  # a child still references a row the REPLACE deleted
         s.last_insert_id = prior
         return _failed(out, ER_ROW_IS_REFERENCED)

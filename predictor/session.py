@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from predictor.catalog import Table
+from predictor.evaluate import Fresh
 from predictor.undo import Undo
 
 ISOLATION_ALIASES = {"tx_isolation": "transaction_isolation"}
@@ -72,6 +73,7 @@ class SessionState:
     user_vars: dict[str, object] = field(default_factory=dict)  # @v -> its value (predictor/variables.py)
     read_vars: set[str] = field(default_factory=set)  # never-set variables a statement compared (rows._impossible)
     last_insert_id: object = 0  # LAST_INSERT_ID(): 0 before any insert; evaluate.UNKNOWN when not known
+    connection: Fresh = field(default_factory=Fresh)  # CONNECTION_ID(): the session's own, equal to no other
     in_trx: bool = False  # a multi-statement transaction is open (BEGIN, or autocommit=0 after a statement)
     explicit: bool = False  # opened with BEGIN / START TRANSACTION
     trx_cache: list[Piece] = field(default_factory=list)

@@ -1,12 +1,13 @@
 """Values a column cannot hold. Strict mode (STRICT_TRANS_TABLES, the default of both servers) refuses them:
 NULL into NOT NULL (1048), a string longer than a CHAR / VARCHAR (1406), an integer out of the column's range
-(1264), a string that is no number into an integer column (1366); nothing is logged. A non-strict session
-(``SET sql_mode = ''``), and with STRICT_TRANS_TABLES a non-transactional table's second and later rows,
-store the nearest value with a warning instead (1265 truncated, 1264, 1366, and 1048 for a NULL in a
-multi-row INSERT; a single-row INSERT's NULL fails in any mode). A DECIMAL with more fraction digits than
-its column's scale is rounded, with note 1265, in any mode. A CHECK constraint a row makes false fails
-it in any mode (``CHECK_FAILED``, Profile.CHECK_VIOLATION_ERROR: 3819 on MySQL, 4025 on MariaDB), and so
-does a string that is not JSON written to a JSON column (``INVALID_JSON``, Profile.INVALID_JSON_ERROR)."""
+(1264), a string that is no number into an integer column (1366), a string an ENUM does not list (1265);
+nothing is logged. A non-strict session (``SET sql_mode = ''``), and with STRICT_TRANS_TABLES a
+non-transactional table's second and later rows, store the nearest value with a warning instead (1265
+truncated, 1264, 1366, and 1048 for a NULL in a multi-row INSERT; a single-row INSERT's NULL fails in any
+mode). A DECIMAL with more fraction digits than its column's scale is rounded, with note 1265, in any mode.
+A CHECK constraint a row makes false fails it in any mode (``CHECK_FAILED``, Profile.CHECK_VIOLATION_ERROR:
+3819 on MySQL, 4025 on MariaDB), and so does a string that is not JSON written to a JSON column
+(``INVALID_JSON``, Profile.INVALID_JSON_ERROR)."""
 
 from __future__ import annotations
 
@@ -81,6 +82,9 @@ def _issue(c: Column, v: Value, row: int, rows: int) -> Issue | None:
         return None
     if isinstance(v, str) and c.type.upper() == "JSON" and not _json(v):
         return Issue(INVALID_JSON, row, name, None, UNKNOWN)
+    if c.choices is not None:  # not one of an ENUM's values: 1265, '' stored when not strict
+        bad = isinstance(v, str) and v not in c.choices
+        return Issue(ER_WARN_DATA_TRUNCATED, row, name, ER_WARN_DATA_TRUNCATED, "") if bad else None
     if c.length is not None:
         text = str(v)
         if text.isascii() and len(text) > c.length:

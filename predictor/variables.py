@@ -33,8 +33,12 @@ def assigned(tree: exp.Expression) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
+_SESSION_FUNCTIONS = frozenset({"LAST_INSERT_ID", "CONNECTION_ID"})
+
+
 def bind(tree: exp.Expression, s: SessionState, hidden: frozenset[str] | None = None) -> exp.Expression:
-    """``tree`` with the session's known user variables and LAST_INSERT_ID() put in as values. ``hidden``:
+    """``tree`` with the session's known user variables, LAST_INSERT_ID() and CONNECTION_ID() (a value equal
+    to no other session's) put in as values. ``hidden``:
     the variables a trigger or stored function may set; given, a variable the session never set and no such
     body sets is NULL (else it is unknown)."""
     if not s.user_vars and s.last_insert_id is UNKNOWN and hidden is None:
@@ -45,11 +49,13 @@ def bind(tree: exp.Expression, s: SessionState, hidden: frozenset[str] | None = 
             name = x.name.lower()
             v = s.user_vars.get(name, UNKNOWN if hidden is None or name in hidden else None)
             return x if v is UNKNOWN else known(v, f"@{x.name}")
-        if isinstance(x, exp.Anonymous) and x.name.upper() == "LAST_INSERT_ID" and not x.expressions:
+        if isinstance(x, exp.Anonymous) and not x.expressions and x.name.upper() in _SESSION_FUNCTIONS:
+            if x.name.upper() == "CONNECTION_ID":
+                return known(s.connection, "CONNECTION_ID()")
             return x if s.last_insert_id is UNKNOWN else known(s.last_insert_id, "LAST_INSERT_ID()")
         return x
 
-    if not any(isinstance(x, exp.Parameter) or (isinstance(x, exp.Anonymous) and x.name.upper() == "LAST_INSERT_ID")
+    if not any(isinstance(x, exp.Parameter) or (isinstance(x, exp.Anonymous) and x.name.upper() in _SESSION_FUNCTIONS)
                for x in tree.walk()):
         return tree
     return tree.transform(put)  # a copy: parse() trees are shared
