@@ -41,11 +41,12 @@ def missing_parent(data: DataModel, catalog: Catalog, t: Table, rows: Sequence[R
 
 
 def referenced(data: DataModel, catalog: Catalog, t: Table, doomed: Sequence[Row],
-               journal: Callable[[Table], None] | None = None) -> tuple[bool, list[Table]]:
+               journal: Callable[[Table], None] | None = None) -> tuple[bool, list[tuple[Table, ForeignKey]]]:
     """Whether deleting ``doomed`` (rows of ``t``) is refused by a child that references one of them
-    (RESTRICT), and the children an ON DELETE CASCADE surely deletes rows of. Otherwise the cascades are done
-    on the children's rows (``journal`` first keeps them for a ROLLBACK); a child that may hold such rows
-    without the model knowing which, or with children of its own, stops being followed."""
+    (RESTRICT), and the children (with their key) an ON DELETE CASCADE / SET NULL surely changes rows of.
+    Otherwise the cascades are done on the children's rows (``journal`` first keeps them for a ROLLBACK); a
+    child that may hold such rows without the model knowing which, or with children of its own, stops being
+    followed."""
     cascading: list[tuple[Table, ForeignKey, list[tuple[Value, ...]], bool, bool]] = []
     for child, fk in catalog.children(t.name):
         if child.name.lower() == t.name.lower() or len(fk.columns) != len(fk.parent_columns):
@@ -61,10 +62,10 @@ def referenced(data: DataModel, catalog: Catalog, t: Table, doomed: Sequence[Row
                 return True, []
             continue
         cascading.append((child, fk, keys, hit, any(_unsure(src.rows, fk.columns, k) for k in keys)))
-    cascaded: list[Table] = []
+    cascaded: list[tuple[Table, ForeignKey]] = []
     for child, fk, keys, hit, unsure in cascading:
-        if hit and fk.on_delete.upper() == "CASCADE":
-            cascaded.append(child)
+        if hit and fk.on_delete.upper() in _DONE:
+            cascaded.append((child, fk))
         if not hit and not unsure:
             continue
         if unsure or journal is None or fk.on_delete.upper() not in _DONE or _passed_on(catalog, child, fk):

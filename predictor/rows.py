@@ -11,7 +11,7 @@ from sqlglot import exp
 
 from predictor import fresh, triggers, views
 from predictor.analyze import Kind, Op, StatementInfo
-from predictor.catalog import Table
+from predictor.catalog import ForeignKey, Table
 from predictor.codes import ER_BAD_NULL, ER_WARNING_NOT_COMPLETE_ROLLBACK
 from predictor.data import POSITION, Mode, Pair, Refused, WriteOutcome, values_rows
 from predictor.evaluate import UNKNOWN, Row
@@ -294,14 +294,17 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
     return out
 
 
-def _cascade_pieces(p: Predictor, s: SessionState, out: Outcome, t: Table, children: list[Table]) -> Outcome:
-    """MySQL 9: the rows ON DELETE CASCADE deletes, logged next to the parent's (same cache)."""
+def _cascade_pieces(p: Predictor, s: SessionState, out: Outcome, t: Table,
+                    children: list[tuple[Table, ForeignKey]]) -> Outcome:
+    """MySQL 9: the rows ON DELETE CASCADE deletes, and those SET NULL updates, logged next to the parent's
+    (same cache; cascade_rows.sql)."""
     trx = any(x.rows and x.table == t.name for x in out.trx)
     add = []
-    for child in children:
-        before, after = images(child, Op.DELETE, None, s.row_image, p.profile)
+    for child, fk in children:
+        op, kind = (Op.DELETE, "delete") if fk.on_delete.upper() == "CASCADE" else (Op.UPDATE, "update")
+        before, after = images(child, op, fk.columns if op is Op.UPDATE else None, s.row_image, p.profile)
         add.append(Piece(-1, True, not p.profile.engine(child.engine).transactional, child.name, before, after,
-                         "delete"))
+                         kind))
     return replace(out, trx=out.trx + tuple(add)) if trx else replace(out, stmt_cache=out.stmt_cache + tuple(add))
 
 

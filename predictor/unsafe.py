@@ -102,7 +102,9 @@ def write_autoinc_select(ctx: Context) -> bool:
     reads a table that body does not write (fixtures/seeds/003_logging_rules/unsafe_24_write_autoinc_select.sql)."""
     if ctx.info.kind not in (*_INSERTS, Kind.UPDATE, Kind.DELETE):
         return False
-    if not any(u.table.auto_increment is not None for u in ctx.access.writes):
+    cascaded = _cascade_targets(ctx) if ctx.profile.FOREIGN_KEY_TABLES_LOCKED else []
+    if not any(u.table.auto_increment is not None for u in ctx.access.writes) and \
+            not any(t.auto_increment is not None for t in cascaded):
         return False
     # a table read-locked only: one a trigger or function also writes is write-locked (seen on MariaDB 10.11)
     targets = {t.name.lower() for t in _top_targets(ctx)}
@@ -120,11 +122,21 @@ def _foreign_key_reads(ctx: Context) -> bool:
     for t in _top_targets(ctx):
         if kind in (*_INSERTS, Kind.UPDATE) and t.foreign_keys:
             return True  # the parents are checked
-        if kind in (Kind.UPDATE, Kind.DELETE, Kind.REPLACE):
-            action = "on_update" if kind is Kind.UPDATE else "on_delete"
-            if any(getattr(fk, action) in ("RESTRICT", "NO ACTION") for _, fk in ctx.catalog.children(t.name)):
-                return True  # the children are checked for rows still pointing at it
+        if kind is Kind.UPDATE and any(fk.on_update in ("RESTRICT", "NO ACTION")
+                                       for _, fk in ctx.catalog.children(t.name)):
+            return True  # the children are checked for rows still pointing at it
+        if kind in (Kind.DELETE, Kind.REPLACE) and ctx.catalog.children(t.name):
+            return True  # checked, or changed by a cascade that checks in turn (cascade_rows.sql)
     return False
+
+
+def _cascade_targets(ctx: Context) -> list[Table]:
+    """The tables an ON DELETE CASCADE / SET NULL of a DELETE or REPLACE may write (MySQL locks them with the
+    statement: one with an auto-increment column counts as written, cascade_rows.sql)."""
+    if ctx.info.kind not in (Kind.DELETE, Kind.REPLACE):
+        return []
+    return [child for t in _top_targets(ctx) for child, fk in ctx.catalog.children(t.name)
+            if fk.on_delete.upper() in ("CASCADE", "SET NULL")]
 
 
 def create_select_autoinc(ctx: Context) -> bool:

@@ -32,14 +32,16 @@ def test_a_local_takes_its_value_where_the_call_sets_it(reached: bool, later: st
     info = analyze(PROC)
     sig = info.signature
     assert sig is not None
-    assert sig.sequential == {"twice", "seen", "later"}  # o is a parameter; a loop or FETCH would exclude one
+    # parameters too (o gets its value from the SELECT ... INTO); a loop or FETCH would exclude one
+    assert sig.sequential == {"twice", "seen", "later", "k", "o", "io", "moved"}
     values = dict(call_bindings("CALL p(7, @out, 3 + 4, 9)", sig) or {})
     set_later = next(x.text for x in info.body if x.kind is Kind.SET)
     insert = next(x.text for x in info.body if x.kind is Kind.INSERT)
     assert set_later is not None and insert is not None
     # reached=False: an IF the values do not decide may skip the SET, so the value is unknown from there on
     assert assign(set_later, sig.sequential, values, SessionState("s", {}), lambda name: None, reached) is None
-    assert bind(insert, values) == f"INSERT INTO t VALUES (7, 7 * 2, NULL, {later}, 3 + 4, RPLAY_UNKNOWN())"
+    # the OUT parameter o is still NULL where the INSERT runs: the SELECT ... INTO o comes after it
+    assert bind(insert, values) == f"INSERT INTO t VALUES (7, 7 * 2, NULL, {later}, 3 + 4, NULL)"
 
 
 @pytest.mark.parametrize("sql", [
@@ -80,8 +82,8 @@ def test_call_binds_constants_and_leaves_the_rest_unknown() -> None:
     insert = next(x.text for x in analyze(PROC).body if x.kind is Kind.INSERT)
     assert insert is not None
     # k and io are constants, twice its DEFAULT, seen NULL; later is NULL until its SET runs (localvars.py);
-    # o, an OUT parameter the body assigns, is unknown
-    assert bind(insert, b) == "INSERT INTO t VALUES (7, 7 * 2, NULL, NULL, 3 + 4, RPLAY_UNKNOWN())"
+    # o, an OUT parameter, is NULL until its SELECT ... INTO runs
+    assert bind(insert, b) == "INSERT INTO t VALUES (7, 7 * 2, NULL, NULL, 3 + 4, NULL)"
     update = next(x.text for x in analyze(PROC).body if x.kind is Kind.UPDATE)
     assert update is not None
     # the column a SET assigns stays a column even when a parameter has its name
