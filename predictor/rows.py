@@ -450,11 +450,14 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
             _fire(p, s, info, t, "INSERT", pairs, fired, mode is Mode.INSERT)
     if res is None:
         return out
-    if res.removed and referenced(p.data, p.catalog, t, res.removed, lambda c: p.journal(s, c))[0] \
-            and before is not None:
+    refused, cascaded = referenced(p.data, p.catalog, t, res.removed, lambda c: p.journal(s, c)) \
+        if res.removed else (False, [])
+    if refused and before is not None:
         p.data.tables[t.ident] = before  # a child still references a row the REPLACE deleted
         s.last_insert_id = prior
         return _failed(out, ER_ROW_IS_REFERENCED)
+    if cascaded and p.profile.FK_CASCADES_LOGGED and out.row_format:
+        out = _cascade_pieces(p, s, out, t, cascaded)
     if res.dup_at is None:
         s.last_insert_id = res.first_id if res.first_id is not None else prior
     if res.dup_at is not None:
