@@ -92,7 +92,10 @@ def _top_targets(ctx: Context) -> list[Table]:
 
 
 def autoinc_columns(ctx: Context) -> bool:
-    return ctx.access.sub_autoinc_write
+    """A trigger or function writes a table with an auto-increment column; on MySQL 9.7 an ON DELETE CASCADE /
+    SET NULL may write one too (cascade_rows.sql)."""
+    return ctx.access.sub_autoinc_write or (ctx.profile.FOREIGN_KEY_TABLES_LOCKED and any(
+        t.auto_increment is not None for t in _cascade_targets(ctx)))
 
 
 def write_autoinc_select(ctx: Context) -> bool:
@@ -102,9 +105,7 @@ def write_autoinc_select(ctx: Context) -> bool:
     reads a table that body does not write (fixtures/seeds/003_logging_rules/unsafe_24_write_autoinc_select.sql)."""
     if ctx.info.kind not in (*_INSERTS, Kind.UPDATE, Kind.DELETE):
         return False
-    cascaded = _cascade_targets(ctx) if ctx.profile.FOREIGN_KEY_TABLES_LOCKED else []
-    if not any(u.table.auto_increment is not None for u in ctx.access.writes) and \
-            not any(t.auto_increment is not None for t in cascaded):
+    if not any(u.table.auto_increment is not None for u in ctx.access.writes):
         return False
     # a table read-locked only: one a trigger or function also writes is write-locked (seen on MariaDB 10.11)
     targets = {t.name.lower() for t in _top_targets(ctx)}
@@ -131,8 +132,8 @@ def _foreign_key_reads(ctx: Context) -> bool:
 
 
 def _cascade_targets(ctx: Context) -> list[Table]:
-    """The tables an ON DELETE CASCADE / SET NULL of a DELETE or REPLACE may write (MySQL locks them with the
-    statement: one with an auto-increment column counts as written, cascade_rows.sql)."""
+    """The tables an ON DELETE CASCADE / SET NULL of a DELETE or REPLACE may write (MySQL 9.7 opens them with
+    the statement, as it does a trigger's)."""
     if ctx.info.kind not in (Kind.DELETE, Kind.REPLACE):
         return []
     return [child for t in _top_targets(ctx) for child, fk in ctx.catalog.children(t.name)
