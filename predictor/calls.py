@@ -17,7 +17,7 @@ from predictor.catalog import Routine
 from predictor.codes import ER_SP_DOES_NOT_EXIST
 from predictor.decide import ER_GTID_UNSAFE_NON_TRANSACTIONAL_TABLE
 from predictor.dialect import RplayMySQL
-from predictor.evaluate import UNKNOWN, Value
+from predictor.evaluate import UNKNOWN, CannotEvaluate, Value, value
 from predictor.localvars import assign
 from predictor.parse import parse
 from predictor.query import select_rows
@@ -35,31 +35,42 @@ def handle_call(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) 
     if routine is None:
         b.error = ER_SP_DOES_NOT_EXIST
         return
+    final: dict[str, exp.Expression] = {}
     try:
-        unroll(p, b, routine, s, b.sql, None, depth=0)
+        unroll(p, b, routine, s, b.sql, None, depth=0, final=final)
     finally:
         s.force_row = False
-        _set_outputs(b.sql, routine, s)
+        _set_outputs(b.sql, routine, s, final if b.error is None else {})
     if s.binlog_format == "STATEMENT" and 1592 in b.warnings:
         # the CALL reports what its statements were decided to be, when it ends: logged or not, failed or not
         # (sp_head::execute, issue_unsafe_warnings; handler_exit.sql)
         b.unsafe_noted = True
 
 
-def _set_outputs(call: str, routine: Routine, s: SessionState) -> None:
-    """The user variables a CALL passes to OUT / INOUT parameters: unknown, or NULL when the body never
-    assigns an OUT parameter (``CALL p(@n)`` then ``CONCAT('x', @n)``)."""
+def _set_outputs(call: str, routine: Routine, s: SessionState, final: Bindings) -> None:
+    """The user variables a CALL passes to OUT / INOUT parameters: the value the body left in the parameter
+    when the data model followed it to the end (``final``), NULL when the body never assigns an OUT
+    parameter (``CALL p(@n)`` then ``CONCAT('x', @n)``), else unknown."""
     tree = parse(call)
     if not isinstance(tree, nodes.Call):
         return
     sig = routine.signature
     for (name, mode), arg in zip(sig.params, tree.expressions, strict=False):
         if mode != "IN" and isinstance(arg, exp.Parameter):
-            s.user_vars[arg.name.lower()] = None if mode == "OUT" and name not in sig.assigned else UNKNOWN
+            got = final.get(name)
+            s.user_vars[arg.name.lower()] = None if mode == "OUT" and name not in sig.assigned else \
+                _constant_value(got) if got is not None else UNKNOWN
+
+
+def _constant_value(e: exp.Expression) -> Value:
+    try:
+        return value(e, {})
+    except CannotEvaluate:
+        return UNKNOWN
 
 
 def unroll(p: Predictor, b: Builder, routine: Routine, s: SessionState, call: str, outer: Bindings | None,
-            depth: int) -> None:
+            depth: int, final: dict[str, exp.Expression] | None = None) -> None:
     """CALL is unrolled: each statement of the body is decided and logged on its own, under the CALL, with
     the CALL's arguments in its text where the data model follows what it writes (predictor/routines.py);
     a counted loop's statements once per pass (predictor/loops.py)."""
@@ -77,6 +88,8 @@ def unroll(p: Predictor, b: Builder, routine: Routine, s: SessionState, call: st
         handler = routine.signature.exit_for(b.error)
         if handler is not None:
             _handle(p, b, routine, s, handler, bindings, depth)
+    if final is not None and "" in bound:
+        final.update(bound[""])  # the parameters' values where the CALL ended (OUT ones go to user variables)
 
 
 def _handle(p: Predictor, b: Builder, routine: Routine, s: SessionState, handler: ExitHandler,
