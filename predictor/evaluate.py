@@ -17,7 +17,7 @@ from sqlglot import exp
 
 from predictor.functions import computed, is_computed
 from predictor.moments import CLOCK, Moment, compare, from_literal, shift, shift_literal
-from predictor.nodes import Known
+from predictor.nodes import Known, PerRow
 from predictor.values import UNKNOWN
 
 __all__ = ["UNKNOWN", "CannotEvaluate", "Fresh", "Known", "Row", "Value", "comparable", "exact", "falsified", "known",
@@ -178,6 +178,8 @@ def value(e: exp.Expression, row: Row, values: Row | None = None) -> Value:
         return value(e.this, row, values)
     if isinstance(e, Known):
         return e.this[0]
+    if isinstance(e, PerRow):
+        return e.this[0](row)
     if isinstance(e, (exp.Column, exp.Identifier)):
         name = e.name.lower()
         if isinstance(e, exp.Column) and e.table:

@@ -26,7 +26,8 @@ def _with_flags(sql: str, verb: str, flags: list[str]) -> str:
 class RplayGenerator(MySQLGenerator):
     TRANSFORMS: ClassVar[dict[type[exp.Expr], Callable[..., str]]] = {
         **MySQLGenerator.TRANSFORMS, nodes.Call: lambda self, e: self.call_sql(e),
-        nodes.Known: lambda self, e: self.known_sql(e)}
+        nodes.Known: lambda self, e: self.known_sql(e),
+        nodes.PerRow: lambda self, e: self.sql(e, "expression")}
     SUPPORTS_SELECT_INTO = True  # MySQL's SELECT ... INTO @v / local: not a CREATE TABLE ... AS SELECT
 
     def into_sql(self, expression: exp.Into) -> str:

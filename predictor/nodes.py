@@ -188,3 +188,11 @@ class Known(exp.Expression):
     # this: (value,), a tuple so that NULL is not a missing argument; text: what it replaced (``@v``), for
     # the column name of a SELECT item and the SQL text (RplayGenerator.known_sql)
     arg_types: ClassVar[dict[str, bool]] = {"this": True, "text": False}
+
+
+class PerRow(exp.Expression):
+    """A correlated subquery (``NOT EXISTS (SELECT 1 FROM d WHERE d.order_id = o.id)``): evaluated for each row
+    of the outer query, its outer columns put in (predictor/query.py, resolved)."""
+
+    # this: (evaluate,), a callable from the outer row to the value; expression: the subquery it stands for
+    arg_types: ClassVar[dict[str, bool]] = {"this": True, "expression": True}

@@ -20,6 +20,7 @@ from sqlglot import exp
 from predictor.dialect import RplayMySQL
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, Value, known, number, opaque, truth, value
 from predictor.moments import Moment
+from predictor.nodes import PerRow
 
 
 @dataclass(frozen=True)
@@ -96,28 +97,81 @@ def pins_key(condition: exp.Expression, keys: Sequence[tuple[str, ...]]) -> bool
     return any(set(k) <= pinned for k in keys)
 
 
-def resolved(e: exp.Expression, sources: Sources) -> exp.Expression:
-    """``e`` with its uncorrelated subqueries replaced by their values (where they can be evaluated)."""
+def resolved(e: exp.Expression, sources: Sources, per_row: bool = True) -> exp.Expression:
+    """``e`` with its uncorrelated subqueries replaced by their values (where they can be evaluated), the
+    others (``per_row``) by a PerRow node that evaluates them for each row of the outer query."""
     if not any(isinstance(n, exp.Subquery | exp.Exists) for n in e.walk()):
         return e
 
     def swap(n: exp.Expression) -> exp.Expression:
+        if per_row and isinstance(n, exp.In | exp.Exists | exp.Subquery) and _names_outer(n):
+            return _per_row(n, sources)  # ``d.courier_id = c.id``: c.id is not d's id
         if isinstance(n, exp.In) and isinstance(n.args.get("query"), exp.Expression):
             got = select_rows(n.args["query"], sources)
             if got is None or len(got[0]) != 1:
-                return n
+                return _per_row(n, sources) if per_row else n
             return exp.In(this=n.this, expressions=[known(r[0]) for r in got[1]])
         if isinstance(n, exp.Exists):
             got = select_rows(n.this, sources)
-            return n if got is None else known(int(bool(got[1])))
+            return (_per_row(n, sources) if per_row else n) if got is None else known(int(bool(got[1])))
         if isinstance(n, exp.Subquery) and not isinstance(n.parent, exp.From | exp.Join):
             got = select_rows(n, sources)
             if got is None or len(got[0]) != 1 or len(got[1]) > 1:
-                return n  # more than one row is error 1242: not the data model's to say
+                # more than one row is error 1242: not the data model's to say
+                return _per_row(n, sources) if per_row and got is None else n
             return known(got[1][0][0] if got[1] else None)
         return n
 
     return e.transform(swap)
+
+
+def _per_row(n: exp.Expression, sources: Sources) -> exp.Expression:
+    """A subquery that could not be evaluated alone, as one evaluated for each outer row with the outer
+    row's columns put in (a correlated subquery); CannotEvaluate where it still cannot be."""
+
+    def evaluate(row: Row) -> Value:
+        bound = resolved(_correlated(n, row, sources), sources, per_row=False)
+        if any(isinstance(x, exp.Subquery | exp.Exists) for x in bound.walk()):
+            raise CannotEvaluate("a correlated subquery")
+        return value(bound, row)
+
+    return PerRow(this=(evaluate,), expression=n.copy())
+
+
+def _names_outer(n: exp.Expression) -> bool:
+    """Whether a subquery names a column by a table that is not one of its own (a correlated subquery)."""
+    if isinstance(n, exp.In):  # the value tested is the outer query's: only its subquery counts
+        query = n.args.get("query")
+        if not isinstance(query, exp.Expression):
+            return False
+        n = query
+    inner = {t.alias_or_name.lower() for t in n.find_all(exp.Table)} | \
+        {s.alias.lower() for s in n.find_all(exp.Subquery) if s.alias}
+    return any(c.table and c.table.lower() not in inner for c in n.find_all(exp.Column))
+
+
+def _correlated(n: exp.Expression, row: Row, sources: Sources) -> exp.Expression:
+    """``n`` with the columns that name the outer row (not a table of the subquery) as the row's values."""
+    inner: set[str] = set()
+    names: set[str] = set()
+    for t in n.find_all(exp.Table):
+        inner.add(t.alias_or_name.lower())
+        src = sources(t.name)
+        names |= set(src.columns) if src is not None else set()
+    inner |= {s.alias.lower() for s in n.find_all(exp.Subquery) if s.alias}
+
+    def put(x: exp.Expression) -> exp.Expression:
+        if not isinstance(x, exp.Column) or isinstance(x.this, exp.Star):
+            return x
+        name, table = x.name.lower(), x.table.lower()
+        if table and table not in inner:
+            key = f"{table}.{name}"
+            return known(row[key] if key in row else row[name]) if key in row or name in row else x
+        if not table and name not in names and name in row:
+            return known(row[name])
+        return x
+
+    return n.transform(put)
 
 
 def _query(q: exp.Expression, sources: Sources) -> Result:

@@ -23,7 +23,7 @@ from predictor.codes import ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG, signal_code
 from predictor.data import DataModel, Mode, Pair, Refused, values_rows
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, known, truth, value
 from predictor.parse import parse
-from predictor.query import Source, select_rows
+from predictor.query import Source, resolved, select_rows
 
 Changed = dict[str, int | None]
 """Table (lower case) -> rows the bodies changed or wrote there; None: some, how many is not known."""
@@ -243,8 +243,8 @@ class _Runner:
             raise _Inexact("multi-table or ordered DELETE in a trigger")
         t = self._table(n.this)
         where = n.args.get("where")
-        got = self.data.delete_where(t, _bound(where.this, rows) if where is not None else None) \
-            if self.data.tracked(t) is not None else None
+        got = self.data.delete_where(t, resolved(_bound(where.this, rows), self.source) if where is not None
+                                     else None) if self.data.tracked(t) is not None else None
         self.count(t.name, got)
 
     def update(self, n: exp.Update, rows: dict[str, Row | None]) -> None:
@@ -253,8 +253,9 @@ class _Runner:
             raise _Inexact("multi-table or ordered UPDATE in a trigger")
         t = self._table(n.this)
         where = n.args.get("where")
-        cond = _bound(where.this, rows) if where is not None else None
-        sets = [(e.this.name, _bound(e.expression, rows)) for e in n.expressions
+        # ``WHERE id = (SELECT restaurant_id FROM orders WHERE id = NEW.order_id)``: the subquery's value
+        cond = resolved(_bound(where.this, rows), self.source) if where is not None else None
+        sets = [(e.this.name, resolved(_bound(e.expression, rows), self.source)) for e in n.expressions
                 if isinstance(e, exp.EQ) and isinstance(e.this, exp.Column)]
         try:
             got = self.data.update_where(t, cond, sets) if self.data.tracked(t) is not None else None
