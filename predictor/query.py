@@ -104,25 +104,31 @@ def resolved(e: exp.Expression, sources: Sources, per_row: bool = True) -> exp.E
         return e
 
     def swap(n: exp.Expression) -> exp.Expression:
-        if per_row and isinstance(n, exp.In | exp.Exists | exp.Subquery) and _names_outer(n):
+        subquery = isinstance(n, exp.In | exp.Exists) or (
+            isinstance(n, exp.Subquery) and not isinstance(n.parent, exp.From | exp.Join))
+        if per_row and subquery and _names_outer(n):
             return _per_row(n, sources)  # ``d.courier_id = c.id``: c.id is not d's id
         if isinstance(n, exp.In) and isinstance(n.args.get("query"), exp.Expression):
             got = select_rows(n.args["query"], sources)
             if got is None or len(got[0]) != 1:
-                return _per_row(n, sources) if per_row else n
+                return n
             return exp.In(this=n.this, expressions=[known(r[0]) for r in got[1]])
         if isinstance(n, exp.Exists):
             got = select_rows(n.this, sources)
-            return (_per_row(n, sources) if per_row else n) if got is None else known(int(bool(got[1])))
-        if isinstance(n, exp.Subquery) and not isinstance(n.parent, exp.From | exp.Join):
+            return n if got is None else known(int(bool(got[1])))
+        if subquery:
             got = select_rows(n, sources)
             if got is None or len(got[0]) != 1 or len(got[1]) > 1:
-                # more than one row is error 1242: not the data model's to say
-                return _per_row(n, sources) if per_row and got is None else n
+                return n  # more than one row is error 1242: not the data model's to say
             return known(got[1][0][0] if got[1] else None)
         return n
 
     return e.transform(swap)
+
+
+def _aggregates(e: exp.Expression) -> bool:
+    """Whether a SELECT item aggregates the rows (COUNT(*) in a subquery of it does not)."""
+    return any(isinstance(x, exp.AggFunc) for x in e.walk(prune=lambda x: isinstance(x, exp.Subquery | PerRow)))
 
 
 def _per_row(n: exp.Expression, sources: Sources) -> exp.Expression:
@@ -201,7 +207,7 @@ def _query(q: exp.Expression, sources: Sources) -> Result:
     names = _names(items, frm, sources)
     group = q.args.get("group")
     having = q.args.get("having")
-    aggregated = group is not None or having is not None or any(e.find(exp.AggFunc) for e in items)
+    aggregated = group is not None or having is not None or any(_aggregates(e) for e in items)
     order = q.args.get("order")
     if order is not None:
         if aggregated or q.args.get("distinct"):
