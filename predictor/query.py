@@ -126,6 +126,40 @@ def resolved(e: exp.Expression, sources: Sources, per_row: bool = True) -> exp.E
     return e.transform(swap)
 
 
+def _numbered(rows: list[Row], items: list[exp.Expression]) -> tuple[list[Row], list[exp.Expression]]:
+    """``ROW_NUMBER() OVER ([PARTITION BY p] ORDER BY k)`` in SELECT items: each row gets its number as a
+    hidden column the item reads instead (rows come out in the window's order). Other window functions, and
+    rows the ORDER BY does not tell apart, cannot be evaluated."""
+    count = 0
+
+    def swap(n: exp.Expression) -> exp.Expression:
+        nonlocal rows, count
+        if not isinstance(n, exp.Window):
+            return n
+        order = n.args.get("order")
+        if not isinstance(n.this, exp.RowNumber) or not isinstance(order, exp.Order) or n.args.get("spec"):
+            raise CannotEvaluate("a window function other than ROW_NUMBER() OVER (... ORDER BY ...)")
+        parts = list(n.args.get("partition_by") or ())
+        name = f"#row_number{count}"
+        count += 1
+        numbered: list[Row] = []
+        seen: set[object] = set()
+        per_part: dict[object, int] = {}
+        for r in _sorted(rows, [*parts, *order.expressions]):
+            tie = r[_TIE]
+            if tie in seen:
+                raise CannotEvaluate("ROW_NUMBER() over rows its ORDER BY does not tell apart")
+            seen.add(tie)
+            part = tie[:len(parts)] if isinstance(tie, tuple) else ()
+            per_part[part] = per_part.get(part, 0) + 1
+            numbered.append({**{k: v for k, v in r.items() if k != _TIE}, name: per_part[part]})
+        rows = numbered
+        return exp.column(name)
+
+    swapped = [e.transform(swap) for e in items]  # numbers the rows as it goes
+    return rows, swapped
+
+
 def _aggregates(e: exp.Expression) -> bool:
     """Whether a SELECT item aggregates the rows (COUNT(*) in a subquery of it does not)."""
     return any(isinstance(x, exp.AggFunc) for x in e.walk(prune=lambda x: isinstance(x, exp.Subquery | PerRow)))
@@ -205,6 +239,8 @@ def _query(q: exp.Expression, sources: Sources) -> Result:
         rows = filtered(rows, resolved(where.this, sources), src.keys if src is not None else ())
     items = [resolved(e, sources) for e in q.expressions]
     names = _names(items, frm, sources)
+    if any(isinstance(x, exp.Window) for e in items for x in e.walk()):
+        rows, items = _numbered(rows, items)
     group = q.args.get("group")
     having = q.args.get("having")
     aggregated = group is not None or having is not None or any(_aggregates(e) for e in items)

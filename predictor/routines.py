@@ -233,7 +233,9 @@ def unknown() -> exp.Expression:
 
 
 _INTEGER_TYPES = frozenset({exp.DataType.Type.TINYINT, exp.DataType.Type.SMALLINT, exp.DataType.Type.MEDIUMINT,
-                            exp.DataType.Type.INT, exp.DataType.Type.BIGINT})
+                            exp.DataType.Type.INT, exp.DataType.Type.BIGINT, exp.DataType.Type.UTINYINT,
+                            exp.DataType.Type.USMALLINT, exp.DataType.Type.UMEDIUMINT, exp.DataType.Type.UINT,
+                            exp.DataType.Type.UBIGINT})
 
 
 @lru_cache(maxsize=256)
@@ -258,19 +260,67 @@ def returned(text: str) -> tuple[tuple[str, ...], exp.Expression] | None:
     return names, _rounded(substitute(expr, converted) if converted else expr, result)
 
 
-def _returning(statements: Sequence[object]) -> exp.Expression | None:
-    """The value a function body returns as one expression, when it is only RETURNs and IFs around them."""
+def _returning(statements: Sequence[object], env: dict[str, exp.Expression] | None = None,
+               scales: dict[str, int] | None = None) -> exp.Expression | None:
+    """The value a function body returns as one expression, when it is only RETURNs and IFs around them, and
+    local variables given by DECLARE ... DEFAULT, SET and ``SELECT c INTO v FROM ...`` (``env``: their values
+    so far, as expressions; a SELECT ... INTO that finds no row leaves the variable as it was)."""
+    env, scales = ({} if env is None else env), ({} if scales is None else scales)
     if not statements:
         return None  # the body ends without RETURN (error 1321): not inlined
     first, rest = statements[0], list(statements[1:])
     if isinstance(first, exp.Return) and isinstance(first.this, exp.Expression):
-        return first.this
+        return substitute(first.this, env)
     if isinstance(first, exp.Block):
-        return _returning([*first.expressions, *rest])
+        return _returning([*first.expressions, *rest], env, scales)
     if isinstance(first, exp.IfBlock) and isinstance(first.this, exp.Expression):
         branches = [first.args.get(k) for k in ("true", "false")]
-        then, other = (_returning([*_block(b), *rest]) for b in branches)
-        return exp.If(this=first.this, true=then, false=other) if then is not None and other is not None else None
+        then, other = (_returning([*_block(b), *rest], dict(env), scales) for b in branches)
+        return exp.If(this=substitute(first.this, env), true=then, false=other) \
+            if then is not None and other is not None else None
+    if isinstance(first, exp.Declare):
+        for item in first.expressions:
+            scale = _scale(item.args.get("kind")) if isinstance(item, exp.DeclareItem) else None
+            if scale is None:
+                return None  # a type whose conversion is not followed
+            scales = {**scales, **{n.name.lower(): scale for n in _names(item.this)}}
+    assigned = _local_assignment(first, env)
+    if assigned is None:
+        return None
+    converted = {n: _rounded(e, scales.get(n, -1)) for n, e in assigned.items()}
+    return _returning(rest, {**env, **converted}, scales)
+
+
+def _local_assignment(node: object, env: dict[str, exp.Expression]) -> dict[str, exp.Expression] | None:
+    """The local variables ``node`` gives values (DECLARE, SET v = ..., SELECT c INTO v FROM ...), or None; the
+    caller converts them to their declared types."""
+    if isinstance(node, exp.Declare):
+        out: dict[str, exp.Expression] = {}
+        for item in node.expressions:
+            if not isinstance(item, exp.DeclareItem):
+                return None
+            default = item.args.get("default")
+            start = substitute(default, env) if isinstance(default, exp.Expression) else exp.Null()
+            out.update({n.name.lower(): start for n in _names(item.this)})
+        return out
+    if isinstance(node, exp.Set):
+        sets = [x.this for x in node.expressions if isinstance(x, exp.SetItem)]
+        if not sets or not all(isinstance(e, exp.EQ) and isinstance(e.this, exp.Column) and not e.this.table
+                               and e.this.name.lower() in env for e in sets):
+            return None
+        return {e.this.name.lower(): substitute(e.expression, env) for e in sets}
+    into = node.args.get("into") if isinstance(node, exp.Select) else None
+    if isinstance(node, exp.Select) and isinstance(into, exp.Into) and into.this is not None \
+            and not into.expressions and len(node.expressions) == 1:
+        target = into.this
+        if not isinstance(target, exp.Column) or target.table or target.name.lower() not in env:
+            return None
+        query = substitute(node, env)
+        query.set("into", None)
+        # a row: its value; no row: the variable keeps its value (``DECLARE v DEFAULT 1000``)
+        name = target.name.lower()
+        return {name: exp.If(this=exp.Exists(this=query.copy()), true=exp.Subquery(this=query),
+                             false=env[name])}
     return None
 
 
@@ -305,6 +355,8 @@ def inline_functions(tree: exp.Expression, function: Callable[[str], str | None]
     if depth > 8 or not any(isinstance(n, exp.Anonymous) for n in tree.walk()):
         return tree
 
+    outer = _single_table(tree)
+
     def swap(node: exp.Expression) -> exp.Expression:
         if not isinstance(node, exp.Anonymous):
             return node
@@ -313,7 +365,29 @@ def inline_functions(tree: exp.Expression, function: Callable[[str], str | None]
         if body is None or len(body[0]) != len(node.expressions):
             return node
         names, expr = body
-        args = {n: exp.Paren(this=a.copy()) for n, a in zip(names, node.expressions, strict=True)}
+        args = {n: exp.Paren(this=_qualified(a.copy(), outer) if outer and expr.find(exp.Query) else a.copy())
+                for n, a in zip(names, node.expressions, strict=True)}
         return exp.Paren(this=inline_functions(substitute(expr, args), function, depth + 1))
 
     return tree.transform(swap)
+
+
+def _single_table(tree: exp.Expression) -> str | None:
+    """The alias of the one table an UPDATE / DELETE / SELECT reads its rows from, if it has one."""
+    t = tree.this if isinstance(tree, exp.Update | exp.Delete) else None
+    if isinstance(tree, exp.Select) and not tree.args.get("joins"):
+        frm = tree.args.get("from_") or tree.args.get("from")
+        t = frm.this if isinstance(frm, exp.From) else None
+    if isinstance(tree, exp.Update | exp.Delete) and (tree.args.get("joins") or tree.args.get("using")
+                                                      or tree.args.get("from")):
+        return None
+    return t.alias_or_name.lower() if isinstance(t, exp.Table) and not t.args.get("joins") else None
+
+
+def _qualified(arg: exp.Expression, table: str) -> exp.Expression:
+    """An argument's bare columns named by their table: inlined into a function's subquery, ``seller_id``
+    stays the outer row's (``SELECT bps FROM sellers WHERE id = items.seller_id``)."""
+    for c in arg.find_all(exp.Column):
+        if not c.table and not isinstance(c.this, exp.Star):
+            c.set("table", exp.to_identifier(table))
+    return arg

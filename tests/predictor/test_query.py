@@ -64,6 +64,10 @@ def _source(name: str) -> Source | None:
     ("SELECT id FROM item WHERE grp IN (SELECT id FROM grp WHERE grp.id = item.grp)", [[1], [2], [3]]),
     ("SELECT g.id FROM grp g WHERE NOT EXISTS (SELECT 1 FROM item i WHERE i.grp = g.id)", [[9]]),
     ("SELECT g.name, (SELECT COUNT(*) FROM item i WHERE i.grp = g.id) FROM grp g", [["a", 2], ["b", 1], ["z", 0]]),
+    # ROW_NUMBER() numbers the rows in the window's order, per partition
+    ("SELECT id, ROW_NUMBER() OVER (ORDER BY id DESC) FROM item", [[4, 1], [3, 2], [2, 3], [1, 4]]),
+    ("SELECT id, ROW_NUMBER() OVER (PARTITION BY grp ORDER BY id) FROM item ORDER BY id",
+     [[1, 1], [2, 2], [3, 1], [4, 1]]),
 ])
 def test_select_rows(sql: str, rows: list[list[object]]) -> None:
     tree = parse(sql)
@@ -80,6 +84,8 @@ def test_select_rows(sql: str, rows: list[list[object]]) -> None:
     "SELECT id FROM price ORDER BY sku LIMIT 1",  # '_' and '-' sort differently by collation
     "SELECT id FROM nowhere",
     "SELECT AVG(v) FROM item",
+    "SELECT id, ROW_NUMBER() OVER (ORDER BY grp) FROM item",  # items 1 and 2 tie: their numbers are the server's
+    "SELECT id, RANK() OVER (ORDER BY id) FROM item",
 ])
 def test_what_cannot_be_evaluated_is_none(sql: str) -> None:
     tree = parse(sql)
