@@ -185,20 +185,23 @@ def _names_outer(n: exp.Expression) -> bool:
         if not isinstance(query, exp.Expression):
             return False
         n = query
-    inner = {t.alias_or_name.lower() for t in n.find_all(exp.Table)} | \
-        {s.alias.lower() for s in n.find_all(exp.Subquery) if s.alias}
+    inner = _own_tables(n)
     return any(c.table and c.table.lower() not in inner for c in n.find_all(exp.Column))
+
+
+def _own_tables(n: exp.Expression) -> set[str]:
+    """The names a subquery's own tables go by (aliases, derived tables included)."""
+    return {t.alias_or_name.lower() for t in n.find_all(exp.Table)} | \
+        {s.alias.lower() for s in n.find_all(exp.Subquery) if s.alias}
 
 
 def _correlated(n: exp.Expression, row: Row, sources: Sources) -> exp.Expression:
     """``n`` with the columns that name the outer row (not a table of the subquery) as the row's values."""
-    inner: set[str] = set()
+    inner = _own_tables(n)
     names: set[str] = set()
     for t in n.find_all(exp.Table):
-        inner.add(t.alias_or_name.lower())
         src = sources(t.name)
         names |= set(src.columns) if src is not None else set()
-    inner |= {s.alias.lower() for s in n.find_all(exp.Subquery) if s.alias}
 
     def put(x: exp.Expression) -> exp.Expression:
         if not isinstance(x, exp.Column) or isinstance(x.this, exp.Star):
