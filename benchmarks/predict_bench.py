@@ -7,9 +7,9 @@ Targets: ratio >= 1x on (1), >= 20x on (2). Both sides count CPU time (process_t
 shared machine wall time moves with the load far more. parse_one is timed on a 3000-statement sample,
 as parsing 100k statements alone takes minutes.
 
-Measured 2026-11-21 (session 7) on the 2-core dev machine: distinct 4.0-4.6x (predict 15-18k stmt/s),
-templates 19.3-23.6x over 6 runs (predict 87-95k stmt/s, parse_one 3.8-4.5k stmt/s: most of the spread is
-parse_one's); the template figure's margin over 20x is thin. See predictor/PERFORMANCE.md.
+Measured 2026-11-22 (session 14) on the 2-core dev machine: distinct 2.3-3.2x (predict 7-10k stmt/s),
+templates 20.6-30.7x (predict 71-95k stmt/s, parse_one 2.9-4.0k stmt/s; the low figure under load).
+See predictor/PERFORMANCE.md.
 """
 
 from __future__ import annotations

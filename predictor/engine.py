@@ -78,6 +78,7 @@ class Predictor:
         self.memo_names: dict[int, tuple[int, tuple[str, ...]]] = {}  # id(info): (catalog version, tables)
         self.analyses: set[int | str] = set()  # analyses seen (id, or fingerprint uncached): new ones add parses
         self.id_writers: dict[tuple[int, int], bool] = {}  # (id(info), catalog version): may set LAST_INSERT_ID()
+        self.plain: dict[tuple[int, int], bool] = {}  # (id(info), catalog version): rows.with_key_checks' fast path
         self.replays: dict[tuple[object, ...], Replay] = {}  # memo key -> an autocommitted statement's result
         self.applied: tuple[StatementInfo, Outcome] | None = None  # handle_dml: memoised outcome as is
         # replay keys: each session's session_part as a small int while no statement took the full path

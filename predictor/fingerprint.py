@@ -17,15 +17,14 @@ values must share one, and anything that can change a binlog decision must not b
 It is a single left-to-right scan with str.find / str.replace / str.split (C loops), no regular
 expressions and no tokenizer objects.
 
-``template_key`` is a cheaper first-level key for plain DML (see its docstring and
-predictor/PERFORMANCE.md): finer than the fingerprint, and fingerprint(template_key(s)) == fingerprint(s).
+``predictor/template_key.py`` has a cheaper first-level key for plain DML, finer than the fingerprint.
 """
 
 from __future__ import annotations
 
 from predictor.dialect import RplayTokenizer
 
-__all__ = ["fingerprint", "template_key"]
+__all__ = ["fingerprint"]
 
 # Keywords are upper-cased; every other word keeps its case.
 _KEYWORDS: frozenset[str] = frozenset(
@@ -281,74 +280,3 @@ def fingerprint(sql: str) -> str:
     while forms and forms[-1] == ";":
         forms.pop()
     return " ".join(forms)
-
-
-# ---- template_key: the cheap first-level key ------------------------------------------------------
-
-# Byte classes for the number scan: boundaries (whitespace, the punctuation fingerprint() splits on) become
-# " ", digits and "." become "0", every other byte is part of a word ("a"). A bytes table: translating an
-# ASCII statement's bytes is a plain table lookup in C, five times faster than str.translate.
-_BOUNDARY = _PUNCTUATION + " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"
-_CLASSES = bytes(
-    ord(" ") if chr(i) in _BOUNDARY else ord("0") if chr(i) in "0123456789." else ord("a") for i in range(256)
-)
-# Statement heads that are DML for certain when followed by whitespace or "(" (upper-cased first 6 bytes ->
-# head length); anything else goes through the general head test.
-_QUICK_HEADS = {"SELECT": 6, "INSERT": 6, "UPDATE": 6, "DELETE": 6, "REPLAC": 7}
-_AFTER_HEAD = frozenset(" \t\n\r(")
-
-
-def template_key(sql: str) -> str | None:
-    """A cheaper key than fingerprint() for the common case, or None when only fingerprint() will do.
-
-    Only DML made of ASCII code and plain '...' strings (no comments, other quotes or escapes) gets a
-    key: the text as written with every string turned into ``''`` and every number that fingerprint()
-    masks turned into ``?`` (numbers after LIMIT, OFFSET or a comma in a statement with LIMIT/OFFSET
-    are kept). Whitespace and keyword case are left alone, so it is finer than the fingerprint, and
-    ``fingerprint(template_key(sql)) == fingerprint(sql)``: two statements with one template key have
-    one fingerprint, hence one analysis. It costs a few C-level string calls plus a few per number.
-    """
-    size = _QUICK_HEADS.get(sql[:6].upper())
-    if size is None or sql[size : size + 1] not in _AFTER_HEAD or (size == 7 and sql[6:7] not in ("E", "e")):
-        head = sql.lstrip()[:8].upper().split(None, 1)
-        if not head or (head[0] not in _DML_HEADS and head[0][:1] != "("):
-            return None
-    if (not sql.isascii() or '"' in sql or "`" in sql or "#" in sql or "\\" in sql or "--" in sql
-            or "/*" in sql or "''" in sql):
-        return None
-    if "'" in sql:
-        parts = sql.split("'")
-        if len(parts) % 2 == 0:  # unterminated string
-            return None
-        code = "''".join(parts[0::2])
-    else:
-        code = sql
-    classes = code.encode("ascii").translate(_CLASSES)
-    find = classes.find
-    pos = find(b" 0")  # a word starting with a digit or "." after a boundary
-    if pos < 0:
-        return code
-    low = code.lower()
-    limit = "limit" in low or "offset" in low
-    out: list[str] = []
-    last = 0
-    while pos >= 0:
-        start = pos + 1
-        end = find(b" ", start)
-        if end < 0:
-            end = len(code)
-        word = code[start:end]
-        if (word.isdigit() or _is_number(word)) and not (limit and _maybe_limit_number(code, start)):
-            out.append(code[last:start])
-            out.append("?")
-            last = end
-        pos = find(b" 0", end)
-    out.append(code[last:])
-    return "".join(out)
-
-
-def _maybe_limit_number(code: str, start: int) -> bool:
-    """Whether the number at ``start`` may be one fingerprint() keeps (after LIMIT, OFFSET, or
-    `LIMIT n ,`). Errs on the side of keeping: a kept number only makes the key finer."""
-    prev = code[:start].rstrip()
-    return prev[-1:] == "," or prev[-6:].lower().endswith(("limit", "offset"))

@@ -10,9 +10,10 @@ from contextlib import contextmanager
 from predictor.analyze import StatementInfo, analyze
 from predictor.engine import Predictor
 from predictor.engines import Engine
-from predictor.fingerprint import fingerprint, template_key
+from predictor.fingerprint import fingerprint
 from predictor.profiles import Profile, get_profile, profile_for_version
 from predictor.records import StatementRecord
+from predictor.template_key import template_key
 from predictor.workload import Workload
 
 __all__ = ["Analyzer", "predict_workload", "profile_for_version"]
@@ -30,7 +31,7 @@ class Analyzer:
     def __init__(self, cached: bool = True) -> None:
         self.cached = cached
         self._by_text: dict[str, StatementInfo] = {}
-        self._by_key: dict[str, StatementInfo] = {}
+        self._by_key: dict[bytes, StatementInfo] = {}
         self._by_fp: dict[str, StatementInfo] = {}
 
     def __call__(self, sql: str) -> StatementInfo:

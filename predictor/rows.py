@@ -37,6 +37,18 @@ if TYPE_CHECKING:
 def with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, out: Outcome) -> Outcome:
     """What the rows of tracked tables decide: duplicate keys (1062, partial inserts, IGNORE'd rows) and the
     writes, updates and deletes of REPLACE and ON DUPLICATE KEY UPDATE."""
+    if not s.temp_tables and not p.data.fed and _plain(p, info, s) and (
+            info.kind is Kind.INSERT or info.kind is Kind.REPLACE or ("@" not in sql and "NULL" not in sql
+                                                                     and "null" not in sql)):
+        tables = p.data.tables
+        for name in info.write_names:
+            d = tables.get(name)
+            if d is not None and d.tracked:
+                break
+        else:  # nothing it writes is followed, and nothing about the statement asks the data model
+            if id(info) not in p.data.unfollowed:
+                fresh.note_unfollowed(p, info, s)
+            return out
     prior = s.last_insert_id
     kind = info.kind
     if p.catalog.views and (kind is Kind.UPDATE or kind is Kind.INSERT) and out.error is None \
@@ -80,6 +92,29 @@ def with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState
                 undone = out.error is not None and _transactional(p, w.table, s)
                 p.data.fire(w.table, events, (lambda name: not _transactional(p, name, s)) if undone else None)
     return out
+
+
+def _plain(p: Predictor, info: StatementInfo, s: SessionState) -> bool:
+    """Whether no check of with_key_checks but the rows of followed tables applies to the statement: no view,
+    no CHECK / JSON column, no auto-increment, no clock-reading retention WHERE (the hot path of a big
+    workload). Per analysis and catalog version; only asked when the session has no temporary tables."""
+    key = (id(info), p.catalog.version)
+    known = p.plain.get(key)
+    if known is None:
+        known = p.plain[key] = _plain_now(p, info, s)
+        p.memo_infos[id(info)] = info  # keep the info alive while its id is part of a key
+    return known
+
+
+def _plain_now(p: Predictor, info: StatementInfo, s: SessionState) -> bool:
+    if not info.writes or any(w.table.lower() in p.catalog.views for w in info.writes):
+        return False
+    if info.kind is Kind.UPDATE or info.kind is Kind.DELETE:
+        return bool(info.multi_table) or not fresh.CLOCKS.intersection(info.functions)
+    if info.kind is not Kind.INSERT and info.kind is not Kind.REPLACE:
+        return False
+    found = [lookup(w.table, p.catalog, s) for w in info.writes]
+    return all(t is not None and t.auto_increment is None and not t.checks_values for t in found)
 
 
 def _transactional(p: Predictor, name: str, s: SessionState) -> bool:

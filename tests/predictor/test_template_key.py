@@ -1,5 +1,5 @@
-"""template_key(): the cheap first-level analysis key. Whenever it gives a key, fingerprint() of the key
-is the statement's own fingerprint, so statements sharing a key share an analysis."""
+"""template_key(): the cheap first-level analysis key. Statements sharing a key share a template_text(),
+and fingerprint() of that text is the statement's own fingerprint, so they share an analysis."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from harness import check as C
-from predictor.fingerprint import fingerprint, template_key
+from predictor.fingerprint import fingerprint
+from predictor.template_key import template_key, template_text
 from predictor.workload import load_workload
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,14 +57,31 @@ def _statements() -> list[str]:
     return out
 
 
-def test_key_maps_to_the_statements_own_fingerprint() -> None:
+def test_one_key_means_one_template_text_and_the_statements_own_fingerprint() -> None:
+    texts: dict[bytes, tuple[str, str]] = {}
     keyed = 0
     for sql in _statements():
         key = template_key(sql)
-        if key is not None:
-            keyed += 1
-            assert fingerprint(key) == fingerprint(sql), sql
+        text = template_text(sql)
+        assert (key is None) == (text is None), sql
+        if key is None or text is None:
+            continue
+        keyed += 1
+        assert fingerprint(text) == fingerprint(sql), sql
+        first = texts.setdefault(key, (text, sql))
+        assert first[0] == text, (first[1], sql)
     assert keyed > 400
+    assert len(texts) < keyed  # the variants with other numbers do share keys
+
+
+def test_digits_that_decide_stay_in_the_key() -> None:
+    # in an identifier, after LIMIT, in a hex or binary literal (whether 0b12 is a number depends on them)
+    for a, b in [("SELECT a FROM t1 WHERE id = 5", "SELECT a FROM t2 WHERE id = 5"),
+                 ("DELETE FROM t WHERE a = 1 LIMIT 1", "DELETE FROM t WHERE a = 1 LIMIT 2"),
+                 ("SELECT 0b11 FROM t", "SELECT 0b12 FROM t"), ("SELECT 0x1F FROM t", "SELECT 0x2F FROM t")]:
+        assert template_key(a) != template_key(b), (a, b)
+    assert template_text("SELECT 0b12 FROM t") == "SELECT 0b12 FROM t"
+    assert template_text("DELETE FROM t3 WHERE a = 1.5 LIMIT 2") == "DELETE FROM t3 WHERE a = ? LIMIT 2"
 
 
 @pytest.mark.parametrize("sql", [
@@ -98,5 +116,8 @@ def test_decisive_differences_survive(a: str, b: str) -> None:
 
 
 def test_literals_share_a_key() -> None:
+    # numbers of one length (a number's length is in the key: see predictor/template_key.py), any strings
     assert template_key("UPDATE t SET a = 1, b = 'x' WHERE id = 10 LIMIT 1") == template_key(
-        "UPDATE t SET a = 22, b = 'yy' WHERE id = 0.5 LIMIT 1")
+        "UPDATE t SET a = 2, b = 'yy' WHERE id = 57 LIMIT 1")
+    assert template_text("UPDATE t SET a = 1, b = 'x' WHERE id = 10") == template_text(
+        "UPDATE t SET a = 22, b = 'yy' WHERE id = 0.5")
