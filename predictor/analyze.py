@@ -336,6 +336,9 @@ def _update(tree: exp.Update) -> StatementInfo:
     info = _common(tree, writes, kind=Kind.UPDATE, ignore=bool(tree.args.get("ignore")), limit=limit,
                    multi_table=multi, self_read=True,
                    clock_columns=tuple(c for c, yes in _assigned_clocks(list(tree.expressions)).items() if yes))
+    if any(isinstance(e, exp.EQ) and isinstance(e.expression, exp.Anonymous) and e.expression.expressions
+           and e.expression.name.upper() == "LAST_INSERT_ID" for e in tree.expressions):
+        info = replace(info, extra=(*info.extra, SETS_INSERT_ID))
     return info if multi or not _subquery_reads(tree, tables) else replace(info, extra=(*info.extra, SELF_SUBQUERY))
 
 
@@ -363,6 +366,7 @@ def _delete(tree: exp.Delete) -> StatementInfo:
 
 CHECK_OPTION = "check option"  # StatementInfo.extra of CREATE VIEW ... WITH CHECK OPTION (predictor/views.py)
 SELF_SUBQUERY = "self subquery"  # StatementInfo.extra: a subquery reads the table the statement changes
+SETS_INSERT_ID = "sets insert id"  # StatementInfo.extra of an UPDATE ... SET c = LAST_INSERT_ID(x)
 
 
 def _subquery_reads(tree: exp.Expression, targets: list[str]) -> bool:
@@ -742,10 +746,12 @@ def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:
             cond = n.this.sql(dialect=RplayMySQL) if isinstance(n.this, exp.Expression) else None
             ifs += 1
             at = ifs
+            otherwise = isinstance(n.args.get("false"), exp.Expression)
             for key, holds in (("true", True), ("false", False)):
                 branch = n.args.get(key)
                 if isinstance(branch, exp.Expression):
-                    visit(branch, counted, None, (*guards, Guard(cond, holds, at)) if cond else guards)
+                    visit(branch, counted, None,
+                          (*guards, Guard(cond, holds, at, otherwise, len(counted))) if cond else guards)
             return
         if isinstance(n, control):
             if isinstance(n, exp.WhileBlock | exp.RepeatBlock | exp.LoopBlock):

@@ -10,13 +10,14 @@ not exclude anything: the statement runs, as before.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from decimal import Decimal
 
 from sqlglot import exp
 
 from predictor.dialect import RplayMySQL
-from predictor.evaluate import CannotEvaluate, value
+from predictor.evaluate import CannotEvaluate, known, value
 from predictor.parse import parse_expression
 from predictor.routines import Bindings, substitute
 
@@ -26,8 +27,11 @@ class Guard:
     condition: str  # SQL of an IF's condition
     holds: bool  # the statement is in its THEN branch (else in what follows ELSE / ELSEIF)
     at: int = -1  # which IF of the body: its condition is decided once, when the CALL enters it
+    otherwise: bool = False  # the IF has an ELSE (or ELSEIF) branch
+    loops: int = 0  # the counted loops around the IF (decided again in each pass of those)
 
 
+UNDECIDED = os.environ.get("RPLAY_UNDECIDED", "union")  # experiment (session 14), decided before the commit
 Decided = dict[int, bool | None]  # Guard.at -> the truth of its condition where the CALL entered the IF
 
 
@@ -36,18 +40,22 @@ def excluded(guards: tuple[Guard, ...], bindings: Bindings) -> bool:
     return taken(guards, bindings) is False
 
 
-def taken(guards: tuple[Guard, ...], bindings: Bindings, decided: Decided | None = None) -> bool | None:
+def taken(guards: tuple[Guard, ...], bindings: Bindings, decided: Decided | None = None,
+          row_count: int | None = None) -> bool | None:
     """Whether the CALL surely reaches a statement behind ``guards`` (True), surely not (False), or either.
     ``decided`` keeps each IF's truth from its first statement on: ``IF v IS NULL THEN ... SET v = 1; COMMIT;
-    END IF`` runs the COMMIT, though ``v IS NULL`` no longer holds there."""
+    END IF`` runs the COMMIT, though ``v IS NULL`` no longer holds there. ``row_count``: ROW_COUNT() where
+    the CALL enters an IF (what the statement before it changed), None when not known."""
     out: bool | None = True
     for g in guards:
         if decided is None:
-            truth = _truth(g.condition, bindings)
+            truth = _truth(g.condition, bindings, row_count)
         elif g.at in decided:
             truth = decided[g.at]
         else:
-            truth = decided[g.at] = _truth(g.condition, bindings)
+            truth = decided[g.at] = _truth(g.condition, bindings, row_count)
+            if truth is None and g.otherwise and UNDECIDED == "else":
+                truth = decided[g.at] = False
         if truth is None:
             out = None
         elif truth != g.holds:
@@ -55,11 +63,14 @@ def taken(guards: tuple[Guard, ...], bindings: Bindings, decided: Decided | None
     return out
 
 
-def _truth(condition: str, bindings: Bindings) -> bool | None:
+def _truth(condition: str, bindings: Bindings, row_count: int | None = None) -> bool | None:
     """An IF condition's truth for ``bindings``; None when the values do not decide it."""
     cond = parse_expression(condition)
     if cond is None:
         return None
+    if row_count is not None:
+        cond = cond.transform(lambda x: known(row_count, "ROW_COUNT()") if isinstance(x, exp.Anonymous)
+                              and x.name.upper() == "ROW_COUNT" and not x.expressions else x)
     try:
         v = value(substitute(cond, bindings), {})
     except CannotEvaluate:

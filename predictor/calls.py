@@ -84,23 +84,24 @@ def unroll(p: Predictor, b: Builder, routine: Routine, s: SessionState, call: st
             bound[""] = dict(got or {})  # the sequential locals change as the CALL runs (localvars.py)
         return bound[""]
 
-    if not _passes(p, b, routine, s, body, 0, bindings, depth) and b.error is not None:
+    decided: Decided = {}  # each IF's truth where the CALL entered it (one inside a loop: in this pass)
+    if not _passes(p, b, routine, s, body, 0, bindings, depth, decided) and b.error is not None:
         handler = routine.signature.exit_for(b.error)
         if handler is not None:
-            _handle(p, b, routine, s, handler, bindings, depth)
+            _handle(p, b, routine, s, handler, bindings, depth, decided)
     if final is not None and "" in bound:
         final.update(bound[""])  # the parameters' values where the CALL ended (OUT ones go to user variables)
 
 
 def _handle(p: Predictor, b: Builder, routine: Routine, s: SessionState, handler: ExitHandler,
-            bindings: Callable[[], Bindings], depth: int) -> None:
+            bindings: Callable[[], Bindings], depth: int, decided: Decided) -> None:
     """An EXIT handler caught the CALL's error: its statements run, then the CALL ends, failing again
     with the error when the handler RESIGNALs (handler_exit.sql)."""
     error = b.error
     b.error = None
     steps = tuple(replace(x, guards=tuple(g for g in x.guards if g != HANDLER))
                   for x in routine.body if x.handler == handler.position)
-    if not _run(p, b, routine, s, steps, bindings, depth):
+    if not _run(p, b, routine, s, steps, bindings, depth, decided):
         return  # an error in the handler is the CALL's
     if handler.resignals:
         b.error = error
@@ -109,9 +110,10 @@ def _handle(p: Predictor, b: Builder, routine: Routine, s: SessionState, handler
 
 
 def _passes(p: Predictor, b: Builder, routine: Routine, s: SessionState, body: tuple[StatementInfo, ...],
-            level: int, bindings: Callable[[], Bindings], depth: int) -> bool:
+            level: int, bindings: Callable[[], Bindings], depth: int, decided: Decided) -> bool:
     """Run ``body`` (statements inside ``level`` counted loops already bound): each run of statements in
-    one more loop once per pass of that loop; False when a statement failed (the CALL ends)."""
+    one more loop once per pass of that loop; False when a statement failed (the CALL ends). An IF inside
+    the loop is decided again in each pass; one around it stays decided."""
     i = 0
     while i < len(body):
         loop = body[i].loops[level] if len(body[i].loops) > level else None
@@ -119,13 +121,16 @@ def _passes(p: Predictor, b: Builder, routine: Routine, s: SessionState, body: t
         while j < len(body) and (body[j].loops[level] if len(body[j].loops) > level else None) == loop:
             j += 1
         if loop is None:
-            if not _run(p, b, routine, s, body[i:j], bindings, depth):
+            if not _run(p, b, routine, s, body[i:j], bindings, depth, decided):
                 return False
         else:
             base = bindings()
             passes = loop.each(base, lambda sql: _rows(p, s, sql))
+            inner = {g.at for x in body[i:j] for g in x.guards if g.loops > level}
             for values in passes if passes is not None else [base]:
-                if not _passes(p, b, routine, s, body[i:j], level + 1, _constant(values), depth):
+                for at in inner:
+                    decided.pop(at, None)
+                if not _passes(p, b, routine, s, body[i:j], level + 1, _constant(values), depth, decided):
                     return False
         i = j
     return True
@@ -157,11 +162,10 @@ def _constant(values: Bindings) -> Callable[[], Bindings]:
 
 
 def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements: tuple[StatementInfo, ...],
-         bindings: Callable[[], Bindings], depth: int) -> bool:
+         bindings: Callable[[], Bindings], depth: int, decided: Decided) -> bool:
     """Decide and log body statements under the CALL's builder; False when one failed (the CALL ends)."""
-    decided: Decided = {}
     for sub in statements:
-        reached = taken(sub.guards, bindings(), decided) if sub.guards else True
+        reached = taken(sub.guards, bindings(), decided, s.rows_changed) if sub.guards else True
         if reached is False:
             continue  # an IF branch the CALL's values do not take
         text = None
@@ -177,6 +181,8 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
             continue
         sb = Builder(b.seq, b.session, text or b.sql)
         p.binlog.builders[b.seq] = sb
+        s.next_statement()
+        waiting = len(s.trx_cache)
         p.dispatch(sb, sub, s)
         if sub.signal is not None and reached is True and (not routine.signature.catches
                                                            or routine.signature.exit_for(sub.signal)):
@@ -184,7 +190,7 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
         values = bindings()
         if sub.kind in (Kind.SET, Kind.SELECT) and sub.text is not None and not sub.loops and isinstance(values, dict):
             code = assign(sub.text, routine.signature.sequential, values, s, lambda name: table_source(p, name, s),
-                          reached is True)
+                          reached is True, p.function_text if p.catalog.has_functions() else None)
             sb.error = sb.error or code
         if sb.error == ER_GTID_UNSAFE_NON_TRANSACTIONAL_TABLE:
             if s.binlog_format != "STATEMENT":
@@ -192,9 +198,11 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
                 sb.unsafe.clear()
             elif sb.unsafe:
                 b.unsafe_noted = True  # in STATEMENT format the CALL reports them, 1592, logged or not (9.7)
-        if s.binlog_format == "MIXED" and (sb.row_events or (sb.error is not None and sb.unsafe) or (
+        went_row = bool(sb.row_events) or any(x.rows for x in s.trx_cache[waiting:])  # written now, or at COMMIT
+        if s.binlog_format == "MIXED" and (went_row or (sb.error is not None and sb.unsafe) or (
                 sub.kind in (Kind.SELECT, Kind.NOOP) and sub.reads and limited(sub, p.profile))):
-            # within one CALL, MIXED stays in row format once it switched; a SELECT ... LIMIT in the body (a
+            # within one CALL, MIXED stays in row format once it switched (in a transaction the body opened
+            # too: insurance_claims_app, sp_bind_policy); a SELECT ... LIMIT in the body (a
             # cursor's too: NOOP, its DECLARE) is decided as unsafe too, though it logs nothing, and so is an
             # unsafe statement that failed (what an EXIT handler then writes is rows)
             # (procedure_locals.sql, cursor_loops.sql, handler_exit.sql)

@@ -183,6 +183,7 @@ class Updated(NamedTuple):
     ignored: int  # skipped by IGNORE (a duplicate key)
     matched: int
     warnings: frozenset[int]  # stored with a warning (non-strict mode) or a note (a DECIMAL rounded)
+    insert_id: Value = None  # ``SET c = LAST_INSERT_ID(x)``: x of the last row matched (None: no such SET or row)
 
 
 @dataclass
@@ -421,6 +422,10 @@ class DataModel:
         news = [(i, old, _assigned_row(t, old, assignments, (joined or {}).get(i)))
                 for i in hit if (old := d.rows[i]) is not None]
         warnings: frozenset[int] = frozenset()
+        insert_id: Value = None
+        for c, e in assignments:
+            if _sets_insert_id(e) and news:
+                insert_id = news[-1][2][c.lower()]
         if not ignore:
             found = issues(t, [{c: new[c] for c in cols} for _, _, new in news], [new for _, _, new in news])
             # a non-strict session stores the nearest value (a NULL: the implicit default) with a warning
@@ -458,7 +463,7 @@ class DataModel:
             d.rows[i] = new
             if pairs is not None:
                 pairs.append((old, new))
-        return Updated(changed, ignored, len(hit), warnings)
+        return Updated(changed, ignored, len(hit), warnings, insert_id)
 
     @staticmethod
     def _matching(t: Table, d: TableData, where: exp.Expression | None, limit: int | None,

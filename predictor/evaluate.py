@@ -8,6 +8,7 @@ evaluated in ``predictor/query.py``.
 
 from __future__ import annotations
 
+import json
 import operator
 from collections.abc import Callable, Sequence
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
@@ -204,6 +205,11 @@ def value(e: exp.Expression, row: Row, values: Row | None = None) -> Value:
         except CannotEvaluate:
             return UNKNOWN
         return None if same == 1 else a
+    if isinstance(e, exp.Anonymous) and e.name.upper() == "JSON_UNQUOTE" and len(e.expressions) == 1:
+        v = value(e.expressions[0], row, values)
+        return json.loads(v) if isinstance(v, str) and len(v) > 1 and v[0] == v[-1] == '"' else v
+    if isinstance(e, exp.Anonymous) and e.name.upper() == "LAST_INSERT_ID" and len(e.expressions) == 1:
+        return value(e.expressions[0], row, values)  # LAST_INSERT_ID(x) is x (and sets the session's: rows.py)
     if isinstance(e, exp.Uuid) or (isinstance(e, exp.Anonymous) and e.name.upper() in _FRESH_FUNCTIONS):
         return Fresh()
     if isinstance(e, _KEEPS_FRESH) or (isinstance(e, exp.Anonymous) and e.name.upper() in _KEEPS_FRESH_NAMES):

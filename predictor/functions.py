@@ -1,6 +1,7 @@
 """The few SQL functions whose values the data model computes: the string and NULL-handling functions
 applications build keys and flags with (``LOWER(CONCAT(first, '.', last, '@corp'))``, ``COALESCE(x, 0)``,
-``LPAD(id, 6, '0')``, ``LEFT(code, 3)``, ``REPEAT('x', n)``).
+``LPAD(id, 6, '0')``, ``LEFT(code, 3)``, ``REPEAT('x', n)``), and digests of literals (``SHA2(X'..', 256)``:
+a retried upload hashes to the same key).
 
 Strings are held case-folded and right-trimmed (predictor/evaluate.py), so LOWER / UPPER return their
 argument as a ``Recased`` string (it compares equal, but writing it may change the row: ``SET v = UPPER(v)``),
@@ -10,6 +11,8 @@ letters. Anything else: ``None`` (not one of these), and the caller's usual rule
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable
 from datetime import date, timedelta
 from decimal import ROUND_HALF_UP, Decimal
@@ -196,6 +199,79 @@ def _day(v: Value) -> date | None:
         return None
 
 
+def _date_part(e: exp.Expression, ev: Eval) -> Value:
+    """YEAR / MONTH / DAY of a date (a literal, or a clock reading whose day is known)."""
+    arg = e.this.this if isinstance(e.this, exp.TsOrDsToDate) else e.this
+    v = ev(arg)
+    if v is None:
+        return None
+    day = calendar_day(v) if isinstance(v, Moment) else _day(v)
+    if day is None:
+        return UNKNOWN
+    return day.year if isinstance(e, exp.Year) else day.month if isinstance(e, exp.Month) else day.day
+
+
+def _to_date(e: exp.Expression, ev: Eval) -> Value:
+    """DATE(x), or x passed to a DATE parameter: a date or datetime literal's day, a clock reading's."""
+    v = ev(e.this)
+    if v is None:
+        return None
+    if isinstance(v, Moment):
+        return v.as_date()
+    day = _day(v)
+    return UNKNOWN if day is None else day.isoformat()
+
+
+def _json_path(e: exp.Expression, ev: Eval) -> Value:
+    """JSON_EXTRACT(doc, '$.a.b[0]') / doc->>'$.a' / JSON_VALUE of a document the model holds (a string
+    written as a literal): the scalar at the path (a string, a number; NULL when the path is absent).
+    JSON_EXTRACT gives a string quoted, as JSON (JSON_UNQUOTE takes the quotes off: evaluate.py); an object or
+    array is not computed (the servers print them differently)."""
+    path = e.args.get("path") if isinstance(e, exp.JSONValue) else e.expression
+    if e.expressions or not isinstance(path, exp.JSONPath):
+        return UNKNOWN
+    doc = ev(e.this)
+    if doc is None:
+        return None
+    if not isinstance(doc, str):
+        return UNKNOWN
+    try:
+        node: object = json.loads(doc)
+    except ValueError:
+        return UNKNOWN
+    for part in path.expressions:
+        if isinstance(part, exp.JSONPathRoot):
+            continue
+        if isinstance(part, exp.JSONPathKey) and isinstance(node, dict) and isinstance(part.this, str):
+            node = node.get(part.this.casefold())
+        elif isinstance(part, exp.JSONPathSubscript) and isinstance(node, list) and isinstance(part.this, int):
+            node = node[part.this] if 0 <= part.this < len(node) else None
+        else:
+            return UNKNOWN
+        if node is None:
+            return None
+    if isinstance(node, bool) or isinstance(node, dict | list):
+        return UNKNOWN
+    if isinstance(node, float):
+        return Decimal(str(node))
+    if isinstance(node, str) and isinstance(e, exp.JSONExtract):
+        return json.dumps(node)
+    return node
+
+
+def _length(e: exp.Expression, ev: Eval) -> Value:
+    """CHAR_LENGTH, or LENGTH (bytes) of an ASCII string. The model's strings are case-folded and right-trimmed
+    (evaluate.py): a letter whose case folding changes its length (ß) is not measured; trailing spaces are
+    not counted (PAD SPACE collations compare without them too)."""
+    v = ev(e.this)
+    if v is None:
+        return None
+    text = _text(v)
+    if text is None or (e.args.get("binary") and not text.isascii()) or any(c.casefold() != c.lower() for c in text):
+        return UNKNOWN
+    return len(text)
+
+
 def _last_day(e: exp.Expression, ev: Eval) -> Value:
     """LAST_DAY(date): the month's last day, as a date literal."""
     v = ev(e.this)
@@ -244,10 +320,42 @@ def _datediff(e: exp.Expression, ev: Eval) -> Value:
     return (days[0] - days[1]).days
 
 
+_DIGESTS: dict[type[exp.Expression], str] = {exp.MD5: "md5", exp.SHA: "sha1"}
+_SHA2_SIZES = {0: "sha256", 224: "sha224", 256: "sha256", 384: "sha384", 512: "sha512"}
+
+
+def _digest(e: exp.Expression, ev: Eval) -> Value:
+    """MD5 / SHA1 / SHA2 of a literal (a string as utf8mb4 bytes, or X'...'): the lower-case hex digest the
+    server returns. An argument that is not a literal is not computed: the model holds strings
+    case-folded, and a digest needs the exact bytes."""
+    arg = e.this
+    if isinstance(arg, exp.HexString):
+        try:
+            data = bytes.fromhex(str(arg.this))
+        except ValueError:
+            return UNKNOWN
+    elif isinstance(arg, exp.Literal) and arg.is_string:
+        data = str(arg.this).encode("utf-8")
+    elif isinstance(arg, exp.Null):
+        return None
+    else:
+        return UNKNOWN
+    if isinstance(e, exp.SHA2):
+        size = ev(e.args["length"]) if e.args.get("length") is not None else 256
+        name = _SHA2_SIZES.get(size) if isinstance(size, int) else None
+        if name is None:
+            return None if isinstance(size, int) else UNKNOWN  # SHA2(x, 100): NULL
+    else:
+        name = _DIGESTS[type(e)]
+    return hashlib.new(name, data).hexdigest()
+
+
 _FUNCTIONS: dict[type[exp.Expression], Callable[[exp.Expression, Eval], Value]] = {
     exp.Concat: _concat, exp.ConcatWs: _concat_ws, exp.Replace: _replace, exp.Coalesce: _coalesce, exp.Trim: _trim,
     exp.Lower: _recase, exp.Upper: _recase, exp.Repeat: _repeat, exp.Pad: _pad, exp.Left: _left_right,
-    exp.Right: _left_right, exp.Substring: _substring, exp.TimeToStr: _date_format,
+    exp.Right: _left_right, exp.Substring: _substring, exp.TimeToStr: _date_format, exp.Length: _length,
     exp.LastDay: _last_day, exp.Round: _round, exp.Greatest: _extreme, exp.Least: _extreme,
-    exp.DateDiff: _datediff,
+    exp.DateDiff: _datediff, exp.Year: _date_part, exp.Month: _date_part, exp.Day: _date_part,
+    exp.TsOrDsToDate: _to_date, exp.JSONExtract: _json_path, exp.JSONExtractScalar: _json_path,
+    exp.JSONValue: _json_path, exp.MD5: _digest, exp.SHA: _digest, exp.SHA2: _digest,
 }

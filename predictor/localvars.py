@@ -16,7 +16,7 @@ from sqlglot import exp
 from predictor.evaluate import CannotEvaluate, value
 from predictor.parse import parse
 from predictor.query import Source, resolved, select_rows
-from predictor.routines import as_expression, substitute, unknown
+from predictor.routines import as_expression, inline_functions, substitute, unknown
 from predictor.session import SessionState
 from predictor.variables import ER_TOO_MANY_ROWS
 from predictor.variables import bind as bind_user_vars
@@ -25,10 +25,15 @@ Locals = MutableMapping[str, exp.Expression]
 
 
 def assign(text: str, names: frozenset[str], values: Locals, s: SessionState,
-           sources: Callable[[str], Source | None], reached: bool) -> int | None:
+           sources: Callable[[str], Source | None], reached: bool,
+           functions: Callable[[str], str | None] | None = None) -> int | None:
     """Run the assignment ``text`` (``SET`` or ``SELECT ... INTO``) on ``values``, for the variables in
-    ``names``; ``reached``: the CALL surely runs it. The statement's error (1172: several rows), or None."""
+    ``names``; ``reached``: the CALL surely runs it; ``functions``: stored functions' CREATE texts, to inline
+    the ones that only compute (routines.inline_functions). The statement's error (1172: several rows), or
+    None."""
     tree = parse(text)
+    if functions is not None and isinstance(tree, exp.Expression):
+        tree = inline_functions(tree, functions)
     if isinstance(tree, exp.Set):
         for item in tree.expressions:
             eq = item.this if isinstance(item, exp.SetItem) else None

@@ -118,8 +118,11 @@ def compare(a: Moment, b: Moment, op: str) -> bool | None:
         return told
     if op in (">", ">="):
         a, b, op = b, a, "<" if op == ">" else "<="
+    # two readings of the run's clock (NOW() + offsets) are less than HORIZON apart, never exactly: the
+    # bounds of their ranges are open (``expires_at > NOW()`` six hours after ``NOW() + INTERVAL 6 HOUR``)
+    readings = a.now is not None and b.now is not None
     if op == "<":
-        return True if a.hi < b.lo else False if a.lo >= b.hi else None
+        return True if a.hi < b.lo or (readings and a.hi == b.lo) else False if a.lo >= b.hi else None
     if op == "<=":
         return True if a.hi <= b.lo else False if a.lo > b.hi else None
     apart = a.hi < b.lo or b.hi < a.lo

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 
 from sqlglot import exp
 
@@ -465,7 +465,18 @@ def _aggregate(f: exp.AggFunc, group: list[Row]) -> Value:
     total = sum(v for v in present if isinstance(v, int | Decimal))
     if isinstance(f, exp.Sum):
         return total
-    raise CannotEvaluate(f"aggregate {type(f).__name__}")  # AVG is a decimal: not modelled
+    if isinstance(f, exp.Avg):
+        return _average(total, present)
+    raise CannotEvaluate(f"aggregate {type(f).__name__}")
+
+
+def _average(total: int | Decimal, present: list[Value]) -> Decimal:
+    """AVG of integers or DECIMALs: a DECIMAL with 4 more digits of scale than its argument
+    (div_precision_increment), rounded half up, as both servers compute it."""
+    if any(not isinstance(v, int | Decimal) or isinstance(v, bool) for v in present):
+        raise CannotEvaluate("AVG of a float")
+    scale = max((-int(v.as_tuple().exponent) for v in present if isinstance(v, Decimal)), default=0)
+    return (Decimal(total) / len(present)).quantize(Decimal(1).scaleb(-(scale + 4)), rounding=ROUND_HALF_UP)
 
 
 def _distinct(rows: list[list[Value]]) -> list[list[Value]]:

@@ -116,20 +116,31 @@ _REPEATED = (exp.WhileBlock, exp.RepeatBlock, exp.LoopBlock, nodes.DeclareHandle
 
 
 def _unfollowed(tree: exp.Expression) -> set[str]:
-    """Names a body assigns where a CALL cannot take the assignments in order: inside a loop or a handler
-    (run any number of times), by FETCH or a nested CALL's arguments."""
+    """Names a body assigns where a CALL cannot take the assignments in order: inside a loop or a CONTINUE
+    handler (run any number of times), by FETCH or a nested CALL's arguments. An EXIT handler runs once, at
+    the end (calls.py runs it): ``SET p_id = NULL`` there leaves ``SET p_id = LAST_INSERT_ID()`` followed."""
     out: set[str] = set()
     for item in tree.find_all(exp.SetItem):
         target = item.this.this if isinstance(item.this, exp.EQ) else None
-        if isinstance(target, exp.Column) and not target.table and item.find_ancestor(*_REPEATED) is not None:
+        if isinstance(target, exp.Column) and not target.table and _repeated(item):
             out.add(target.name.lower())
     for node in (*tree.find_all(exp.Into), *tree.find_all(nodes.CursorOp), *tree.find_all(nodes.Call)):
-        if isinstance(node, exp.Into) and node.find_ancestor(*_REPEATED) is None:
+        if isinstance(node, exp.Into) and not _repeated(node):
             continue
         parts = node.expressions if node.expressions else [node.this]
         out.update(n.name.lower() for part in parts if isinstance(part, exp.Expression)
                    for n in part.find_all(exp.Identifier))
     return out
+
+
+def _repeated(node: exp.Expression) -> bool:
+    """Whether ``node`` may run any number of times: in a loop or a handler other than an EXIT one."""
+    at = node.find_ancestor(*_REPEATED)
+    while at is not None:
+        if not (isinstance(at, nodes.DeclareHandler) and str(at.args.get("action") or "").upper() == "EXIT"):
+            return True
+        at = at.find_ancestor(*_REPEATED)
+    return False
 
 
 def assignments(tree: exp.Expression) -> list[str]:
@@ -196,7 +207,9 @@ def substitute(tree: exp.Expression, bindings: Bindings) -> exp.Expression:
                for e in node.expressions if isinstance(e, exp.EQ)}  # SET col = ...: col is a column
 
     def swap(node: exp.Expression) -> exp.Expression:
-        if isinstance(node, exp.Column) and not node.table and id(node) not in targets:
+        # ``SET a = b, c = 1``: sqlglot reads the bare ``b`` as a Var
+        if (isinstance(node, exp.Column) and not node.table and id(node) not in targets) or (
+                isinstance(node, exp.Var) and not isinstance(node.parent, exp.Interval | exp.DataType)):
             value = bindings.get(node.name.lower())
             if value is not None:
                 return value.copy()
@@ -250,21 +263,23 @@ def returned(text: str) -> tuple[tuple[str, ...], exp.Expression] | None:
     body = tree.args.get("body")
     expr = _returning(body.expressions if isinstance(body, exp.Block) else [body])
     params = [x for x in tree.args.get("params") or () if isinstance(x, nodes.RoutineParam)]
-    scales = [_scale(x.args.get("kind")) for x in params]
-    result = _scale(tree.args.get("returns"))
+    scales = [_conversion(x.args.get("kind")) for x in params]
+    result = _conversion(tree.args.get("returns"))
     if expr is None or result is None or any(s is None for s in scales):
         return None
     names = tuple(x.name.lower() for x in params)
-    converted = {n: _rounded(exp.column(n), sc) for n, sc in zip(names, scales, strict=True)
-                 if sc is not None and sc >= 0}
-    return names, _rounded(substitute(expr, converted) if converted else expr, result)
+    converted = {n: sc(exp.column(n)) for n, sc in zip(names, scales, strict=True)
+                 if sc is not None and sc is not _same}
+    return names, result(substitute(expr, converted) if converted else expr)
 
 
 def _returning(statements: Sequence[object], env: dict[str, exp.Expression] | None = None,
-               scales: dict[str, int] | None = None) -> exp.Expression | None:
+               scales: dict[str, Conversion] | None = None,
+               missing: tuple[exp.EQ, ...] = ()) -> exp.Expression | None:
     """The value a function body returns as one expression, when it is only RETURNs and IFs around them, and
     local variables given by DECLARE ... DEFAULT, SET and ``SELECT c INTO v FROM ...`` (``env``: their values
-    so far, as expressions; a SELECT ... INTO that finds no row leaves the variable as it was)."""
+    so far, as expressions; a SELECT ... INTO that finds no row leaves the variable as it was, and runs the
+    ``missing`` SETs of a CONTINUE HANDLER FOR NOT FOUND)."""
     env, scales = ({} if env is None else env), ({} if scales is None else scales)
     if not statements:
         return None  # the body ends without RETURN (error 1321): not inlined
@@ -272,26 +287,44 @@ def _returning(statements: Sequence[object], env: dict[str, exp.Expression] | No
     if isinstance(first, exp.Return) and isinstance(first.this, exp.Expression):
         return substitute(first.this, env)
     if isinstance(first, exp.Block):
-        return _returning([*first.expressions, *rest], env, scales)
+        return _returning([*first.expressions, *rest], env, scales, missing)
+    if isinstance(first, nodes.DeclareHandler):
+        sets = _not_found_sets(first, env)
+        return None if sets is None else _returning(rest, env, scales, sets)
     if isinstance(first, exp.IfBlock) and isinstance(first.this, exp.Expression):
         branches = [first.args.get(k) for k in ("true", "false")]
-        then, other = (_returning([*_block(b), *rest], dict(env), scales) for b in branches)
+        then, other = (_returning([*_block(b), *rest], dict(env), scales, missing) for b in branches)
         return exp.If(this=substitute(first.this, env), true=then, false=other) \
             if then is not None and other is not None else None
     if isinstance(first, exp.Declare):
         for item in first.expressions:
-            scale = _scale(item.args.get("kind")) if isinstance(item, exp.DeclareItem) else None
+            scale = _conversion(item.args.get("kind")) if isinstance(item, exp.DeclareItem) else None
             if scale is None:
                 return None  # a type whose conversion is not followed
             scales = {**scales, **{n.name.lower(): scale for n in _names(item.this)}}
-    assigned = _local_assignment(first, env)
+    assigned = _local_assignment(first, env, missing)
     if assigned is None:
         return None
-    converted = {n: _rounded(e, scales.get(n, -1)) for n, e in assigned.items()}
-    return _returning(rest, {**env, **converted}, scales)
+    converted = {n: scales.get(n, _same)(e) for n, e in assigned.items()}
+    return _returning(rest, {**env, **converted}, scales, missing)
 
 
-def _local_assignment(node: object, env: dict[str, exp.Expression]) -> dict[str, exp.Expression] | None:
+def _not_found_sets(handler: nodes.DeclareHandler, env: dict[str, exp.Expression]) -> tuple[exp.EQ, ...] | None:
+    """The ``SET v = ...`` of a ``CONTINUE HANDLER FOR NOT FOUND`` (of local variables), else None."""
+    conditions = handler.args.get("conditions") or []
+    body = handler.args.get("body")
+    if str(handler.args.get("action") or "").upper() != "CONTINUE" or len(conditions) != 1 \
+            or not no_data(conditions[0]) or not isinstance(body, exp.Set):
+        return None
+    sets = [x.this for x in body.expressions if isinstance(x, exp.SetItem)]
+    if not sets or not all(isinstance(e, exp.EQ) and isinstance(e.this, exp.Column) and not e.this.table
+                           and e.this.name.lower() in env for e in sets):
+        return None
+    return tuple(e for e in sets if isinstance(e, exp.EQ))
+
+
+def _local_assignment(node: object, env: dict[str, exp.Expression],
+                      missing: tuple[exp.EQ, ...] = ()) -> dict[str, exp.Expression] | None:
     """The local variables ``node`` gives values (DECLARE, SET v = ..., SELECT c INTO v FROM ...), or None; the
     caller converts them to their declared types."""
     if isinstance(node, exp.Declare):
@@ -317,10 +350,14 @@ def _local_assignment(node: object, env: dict[str, exp.Expression]) -> dict[str,
             return None
         query = substitute(node, env)
         query.set("into", None)
-        # a row: its value; no row: the variable keeps its value (``DECLARE v DEFAULT 1000``)
+        # a row: its value; no row: the variable keeps its value (``DECLARE v DEFAULT 1000``), and the NOT
+        # FOUND handler's SETs run
         name = target.name.lower()
-        return {name: exp.If(this=exp.Exists(this=query.copy()), true=exp.Subquery(this=query),
-                             false=env[name])}
+        unfound = {e.this.name.lower(): substitute(e.expression, env) for e in missing}
+        out = {v: exp.If(this=exp.Exists(this=query.copy()), true=env[v], false=e) for v, e in unfound.items()}
+        out[name] = exp.If(this=exp.Exists(this=query.copy()), true=exp.Subquery(this=query),
+                           false=unfound.get(name, env[name]))
+        return out
     return None
 
 
@@ -330,23 +367,38 @@ def _block(node: object) -> list[exp.Expression]:
     return [node] if isinstance(node, exp.Expression) else []
 
 
-def _scale(kind: object) -> int | None:
-    """s for DECIMAL(p, s), -1 for an integer type (values kept as they are), None for a type whose conversion
-    is not followed."""
+Conversion = Callable[[exp.Expression], exp.Expression]  # a value as a parameter / local / result type holds it
+
+
+def _same(e: exp.Expression) -> exp.Expression:
+    return e
+
+
+def _conversion(kind: object) -> Conversion | None:
+    """How a parameter, local or result of type ``kind`` holds a value: an integer as it is, a DECIMAL(p, s)
+    rounded to s, a DATE as a datetime's day, a CHAR / VARCHAR(n) as it is when it fits (a longer string is
+    unknown: truncated with a warning, or refused in strict mode), TEXT as it is; None for a type whose
+    conversion is not followed."""
     if not isinstance(kind, exp.DataType):
         return None
-    if kind.this in _INTEGER_TYPES:
-        return -1
+    if kind.this in _INTEGER_TYPES or kind.this is exp.DataType.Type.TEXT:
+        return _same
+    if kind.this is exp.DataType.Type.DATE:
+        return lambda e: exp.TsOrDsToDate(this=e)
+    if kind.this in (exp.DataType.Type.VARCHAR, exp.DataType.Type.CHAR):
+        size = kind.expressions[0].this if kind.expressions else None
+        width = int(size.this) if isinstance(size, exp.Literal) and size.is_int else 1 if not kind.expressions \
+            else None
+        return None if width is None else lambda e: exp.If(
+            this=exp.GT(this=exp.Length(this=exp.Paren(this=e)), expression=exp.Literal.number(width)),
+            true=exp.Anonymous(this=UNKNOWN_NAME), false=e)
     if kind.this is exp.DataType.Type.DECIMAL:
         digits = kind.expressions[1].this if len(kind.expressions) > 1 else None
-        return int(digits.this) if isinstance(digits, exp.Literal) and digits.is_int else 0 if \
+        scale = int(digits.this) if isinstance(digits, exp.Literal) and digits.is_int else 0 if \
             len(kind.expressions) < 2 else None
+        return None if scale is None else \
+            lambda e: exp.Round(this=exp.Paren(this=e), decimals=exp.Literal.number(scale))
     return None
-
-
-def _rounded(e: exp.Expression, scale: int) -> exp.Expression:
-    """``e`` converted to DECIMAL(p, scale) (scale -1, an integer type: left as it is)."""
-    return e if scale < 0 else exp.Round(this=exp.Paren(this=e), decimals=exp.Literal.number(scale))
 
 
 def inline_functions(tree: exp.Expression, function: Callable[[str], str | None], depth: int = 0) -> exp.Expression:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 
 from predictor import fresh, triggers, views
-from predictor.analyze import Kind, Op, StatementInfo
+from predictor.analyze import SETS_INSERT_ID, Kind, Op, StatementInfo
 from predictor.catalog import ForeignKey, Table
 from predictor.codes import ER_BAD_NULL, ER_WARNING_NOT_COMPLETE_ROLLBACK
 from predictor.data import POSITION, Mode, Pair, Refused, WriteOutcome, values_rows
@@ -49,6 +49,8 @@ def with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState
             if id(info) not in p.data.unfollowed:
                 fresh.note_unfollowed(p, info, s)
             return out
+    if SETS_INSERT_ID in info.extra:
+        s.last_insert_id = UNKNOWN  # unless the data model follows the row (_key_checks)
     prior = s.last_insert_id
     kind = info.kind
     if p.catalog.views and (kind is Kind.UPDATE or kind is Kind.INSERT) and out.error is None \
@@ -75,7 +77,10 @@ def with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState
             out = _key_checks(p, sql, info, s, out, fired, prior)
         except triggers.Signalled as sig:  # a trigger's SIGNAL: the statement fails, its changes are undone
             restore(saved, p.data, p.rows)
+            if sig.before and sig.row == 0 and kind in (Kind.INSERT, Kind.REPLACE):
+                _give_back_auto_increment(p, info, s, saved)
             s.last_insert_id = prior
+            s.rows_changed = None
             return _failed(out, sig.code, p.profile.ROUTINE_ERROR_NOTE if sig.raised_in_body else None)
         fresh.note_writes(p, info, s)  # a table its rows stopped being followed in, or one that was not
     if fired and all(c is not None for c in fired.values()) and all(
@@ -107,7 +112,7 @@ def _plain(p: Predictor, info: StatementInfo, s: SessionState) -> bool:
 
 
 def _plain_now(p: Predictor, info: StatementInfo, s: SessionState) -> bool:
-    if not info.writes or any(w.table.lower() in p.catalog.views for w in info.writes):
+    if not info.writes or SETS_INSERT_ID in info.extra or any(w.table.lower() in p.catalog.views for w in info.writes):
         return False
     if info.kind is Kind.UPDATE or info.kind is Kind.DELETE:
         return bool(info.multi_table) or not fresh.CLOCKS.intersection(info.functions)
@@ -115,6 +120,17 @@ def _plain_now(p: Predictor, info: StatementInfo, s: SessionState) -> bool:
         return False
     found = [lookup(w.table, p.catalog, s) for w in info.writes]
     return all(t is not None and t.auto_increment is None and not t.checks_values for t in found)
+
+
+def _give_back_auto_increment(p: Predictor, info: StatementInfo, s: SessionState, saved: Undo) -> None:
+    """A BEFORE INSERT trigger's SIGNAL on the first row: the row was never written, so its table's
+    auto-increment value was never taken (both servers take it when the row is written; insurance_claims_app:
+    the next claim got the id the refused one would have had)."""
+    t = lookup(info.writes[0].table, p.catalog, s)
+    kept = saved.get(t.ident) if t is not None else None
+    now = p.data.tables.get(t.ident) if t is not None else None
+    if kept is not None and kept.data is not None and now is not None:
+        now.next_auto = kept.data.next_auto
 
 
 def _transactional(p: Predictor, name: str, s: SessionState) -> bool:
@@ -303,6 +319,9 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
                     p.data.forget(t.ident)  # rows before the refused one stay changed: which ones is not followed
                     continue
                 changed = None if res is None else res[0]
+                if SETS_INSERT_ID in info.extra and len(info.writes) == 1 and res is not None \
+                        and res.insert_id is not None:
+                    s.last_insert_id = res.insert_id
                 _fire(p, s, info, t, "UPDATE", pairs if res is not None else None, fired, not info.ignore)
                 if res is not None and res.warnings:
                     out = replace(out, warnings=out.warnings | res.warnings)
@@ -315,6 +334,8 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
             else:
                 p.data.forget(t.ident)
                 continue
+            if len(info.writes) == 1:
+                s.rows_changed = changed  # ROW_COUNT(): changed rows, not matched ones
             matched = res[2] if isinstance(tree, exp.Update) and res is not None else changed
             untouched.append((matched if p.profile.MULTI_UPDATE_STMT_CACHE_WHEN == "unmatched" else changed) == 0)
             if changed == 0 and out.row_format:  # nothing changed: no row events for the table
@@ -327,6 +348,16 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
             and not out.row_format and len(untouched) == len(info.writes) and all(untouched) and out.trx):
         out = replace(out, trx=(), stmt_cache=out.stmt_cache + tuple(replace(x, nontrans=True) for x in out.trx))
     return out
+
+
+def _affected(res: WriteOutcome, mode: Mode) -> int | None:
+    """ROW_COUNT() after a write: rows inserted, 2 per row ON DUPLICATE KEY UPDATE changed (0 when it kept its
+    values); a REPLACE that replaced a row is not followed (in place or deleted and written)."""
+    if mode is Mode.UPSERT:
+        return res.written + 2 * res.updated
+    if mode is Mode.REPLACE and res.written != res.rows:
+        return None
+    return res.written
 
 
 def _cascade_pieces(p: Predictor, s: SessionState, out: Outcome, t: Table,
@@ -495,6 +526,7 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
         out = _cascade_pieces(p, s, out, t, cascaded)
     if res.dup_at is None:
         s.last_insert_id = res.first_id if res.first_id is not None else prior
+        s.rows_changed = _affected(res, mode)
     if res.dup_at is not None:
         if trans or res.dup_at == 0:
             return _failed(out, 1062)

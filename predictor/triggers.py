@@ -36,11 +36,12 @@ class _Inexact(Exception):
 class Signalled(Exception):
     """A body's SIGNAL ran: the statement fails with ``code`` at its row ``row`` (0-based). ``raised_in_body``
     False: the error is the statement's own (a key a BEFORE trigger's SET NEW made a duplicate), which
-    MariaDB does not follow with its note 4094."""
+    MariaDB does not follow with its note 4094. ``before``: a BEFORE trigger raised it, before the row was
+    written (its auto-increment value was not taken)."""
 
-    def __init__(self, code: int, row: int, raised_in_body: bool = True) -> None:
+    def __init__(self, code: int, row: int, raised_in_body: bool = True, before: bool = False) -> None:
         super().__init__(code)
-        self.code, self.row, self.raised_in_body = code, row, raised_in_body
+        self.code, self.row, self.raised_in_body, self.before = code, row, raised_in_body, before
 
 
 
@@ -72,10 +73,11 @@ def run(data: DataModel, t: Table, event: str, pairs: Sequence[Pair], tables: Ca
                 # the model stored the row before its triggers run: a BEFORE trigger reading its own table
                 # sees the row as it was (an INSERT's: not there yet; a unit's overlapping-lease check)
                 runner.unwritten = (new, old) if before else None
+                runner.not_found = None
                 try:
                     runner.node(body, rows)
                 except _Signal as sig:
-                    raise Signalled(sig.code, i, sig.raised_in_body) from None
+                    raise Signalled(sig.code, i, sig.raised_in_body, before and sig.raised_in_body) from None
                 new = rows["new"]  # as a BEFORE trigger's SET NEW.c left it, for the AFTER ones
     except (_Inexact, CannotEvaluate):
         return None
@@ -112,6 +114,7 @@ class _Runner:
         self.dup_fails = dup_fails  # a key SET NEW.c makes a duplicate fails the statement (no IGNORE)
         self.used = used  # the statement's own tables: writing one fails it (1442)
         self.unwritten: tuple[Row | None, Row | None] | None = None  # (stored row, row it stands for) in BEFORE
+        self.not_found: exp.Expression | None = None  # the body's CONTINUE HANDLER FOR NOT FOUND statement
 
     def node(self, n: exp.Expression, rows: dict[str, Row | None]) -> None:
         if isinstance(n, exp.Block):
@@ -119,6 +122,8 @@ class _Runner:
                 self.node(x, rows)
         elif isinstance(n, exp.Declare):
             self.declare(n, rows)
+        elif isinstance(n, nodes.DeclareHandler):
+            self.handler(n)
         elif isinstance(n, exp.Set):
             self.set(n, rows)
         elif isinstance(n, exp.Select) and isinstance(n.args.get("into"), exp.Into):
@@ -151,6 +156,17 @@ class _Runner:
             for name in item.this if isinstance(item.this, list) else [item.this]:
                 local[name.name.lower()] = v
 
+    def handler(self, n: nodes.DeclareHandler) -> None:
+        """``DECLARE CONTINUE HANDLER FOR NOT FOUND stmt``: run when a SELECT ... INTO finds no row. A handler
+        for errors would catch the body's SIGNAL: not followed."""
+        conditions = [str(c.this if isinstance(c, exp.Var | exp.Literal) else c).upper()
+                      for c in n.args.get("conditions") or []]
+        body = n.args.get("body")
+        if str(n.args.get("action")).upper() != "CONTINUE" or conditions != ["NOT FOUND"] \
+                or not isinstance(body, exp.Expression):
+            raise _Inexact("a handler other than CONTINUE HANDLER FOR NOT FOUND")
+        self.not_found = body
+
     def set(self, n: exp.Set, rows: dict[str, Row | None]) -> None:
         local = rows[""]
         assert local is not None
@@ -163,7 +179,8 @@ class _Runner:
             if not isinstance(eq, exp.EQ) or not isinstance(target, exp.Column) or target.table \
                     or target.name.lower() not in local:
                 raise _Inexact("SET of something other than a local variable")
-            local[target.name.lower()] = value(_bound(eq.expression, rows), {})
+            # ``SET v = (SELECT status FROM claims WHERE id = NEW.claim_id)``: the subquery's value
+            local[target.name.lower()] = value(resolved(_bound(eq.expression, rows), self.source), {})
 
     def set_new(self, column: str, e: exp.Expression, rows: dict[str, Row | None]) -> None:
         """``SET NEW.c = e``: the row the statement writes takes the value (unknown when it cannot be
@@ -200,7 +217,11 @@ class _Runner:
         got = select_rows(_bound(query, rows), self.source)
         if got is None or len(got[1]) > 1 or any(len(r) != len(names) for r in got[1]):
             raise _Inexact("a SELECT ... INTO the model cannot evaluate")
-        for name, v in zip(names, got[1][0] if got[1] else (), strict=False):
+        if not got[1]:  # no row: the variables keep their values, the NOT FOUND handler runs
+            if self.not_found is not None:
+                self.node(self.not_found, rows)
+            return
+        for name, v in zip(names, got[1][0], strict=False):
             local[name] = v
 
     def source(self, name: str) -> Source | None:

@@ -33,15 +33,16 @@ def assigned(tree: exp.Expression) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-_SESSION_FUNCTIONS = frozenset({"LAST_INSERT_ID", "CONNECTION_ID"})
+_SESSION_FUNCTIONS = frozenset({"LAST_INSERT_ID", "CONNECTION_ID", "ROW_COUNT"})
 
 
 def bind(tree: exp.Expression, s: SessionState, hidden: frozenset[str] | None = None) -> exp.Expression:
-    """``tree`` with the session's known user variables, LAST_INSERT_ID() and CONNECTION_ID() (a value equal
-    to no other session's) put in as values. ``hidden``:
+    """``tree`` with the session's known user variables, LAST_INSERT_ID(), ROW_COUNT() (as far as the data
+    model followed the statement before) and CONNECTION_ID() (a value equal to no other session's) put in
+    as values. ``hidden``:
     the variables a trigger or stored function may set; given, a variable the session never set and no such
     body sets is NULL (else it is unknown)."""
-    if not s.user_vars and s.last_insert_id is UNKNOWN and hidden is None:
+    if not s.user_vars and s.last_insert_id is UNKNOWN and s.row_count is None and hidden is None:
         return tree
 
     def put(x: exp.Expression) -> exp.Expression:
@@ -52,6 +53,8 @@ def bind(tree: exp.Expression, s: SessionState, hidden: frozenset[str] | None = 
         if isinstance(x, exp.Anonymous) and not x.expressions and x.name.upper() in _SESSION_FUNCTIONS:
             if x.name.upper() == "CONNECTION_ID":
                 return known(s.connection, "CONNECTION_ID()")
+            if x.name.upper() == "ROW_COUNT":
+                return x if s.row_count is None else known(s.row_count, "ROW_COUNT()")
             return x if s.last_insert_id is UNKNOWN else known(s.last_insert_id, "LAST_INSERT_ID()")
         return x
 

@@ -131,8 +131,23 @@ def test_inlined_functions_evaluate(expr: str, expected: object) -> None:
 
 
 def test_functions_not_inlined_stay_calls() -> None:
-    tree = parse("SELECT label(1) + nosuch(2)")
+    tree = parse("SELECT nosuch(2) + stamp('2025-01-01')")
     assert isinstance(tree, exp.Select)
-    inlined = inline_functions(tree.expressions[0], FUNCTIONS.get)
-    assert {f.name for f in inlined.find_all(exp.Anonymous)} == {"label", "nosuch"}  # a string result: not inlined
+    inlined = inline_functions(tree.expressions[0], {**FUNCTIONS, **ODD_TYPES}.get)
+    assert {f.name for f in inlined.find_all(exp.Anonymous)} == {"nosuch", "stamp"}  # a DATETIME: not inlined
     assert value(inlined, {}) is UNKNOWN
+
+
+ODD_TYPES = {"stamp": "CREATE FUNCTION stamp(d DATETIME) RETURNS DATETIME DETERMINISTIC RETURN d"}
+
+
+@pytest.mark.parametrize(("expr", "expected"), [
+    ("label(1)", "n1"),  # VARCHAR(3): a string that fits is the value
+    ("label(1000)", UNKNOWN),  # 'n1000' does not fit VARCHAR(3): truncated or refused, not followed
+    ("day_of('2025-03-07 10:30:00')", "2025-03-07"),  # a DATE parameter holds the day
+])
+def test_string_and_date_types_convert(expr: str, expected: object) -> None:
+    functions = {**FUNCTIONS, "day_of": "CREATE FUNCTION day_of(d DATE) RETURNS VARCHAR(10) DETERMINISTIC RETURN d"}
+    tree = parse(f"SELECT {expr}")
+    assert isinstance(tree, exp.Select)
+    assert value(inline_functions(tree.expressions[0], functions.get), {}) == expected
