@@ -746,12 +746,11 @@ def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:
             cond = n.this.sql(dialect=RplayMySQL) if isinstance(n.this, exp.Expression) else None
             ifs += 1
             at = ifs
-            otherwise = isinstance(n.args.get("false"), exp.Expression)
             for key, holds in (("true", True), ("false", False)):
                 branch = n.args.get(key)
                 if isinstance(branch, exp.Expression):
                     visit(branch, counted, None,
-                          (*guards, Guard(cond, holds, at, otherwise, len(counted))) if cond else guards)
+                          (*guards, Guard(cond, holds, at, len(counted))) if cond else guards)
             return
         if isinstance(n, control):
             if isinstance(n, exp.WhileBlock | exp.RepeatBlock | exp.LoopBlock):

@@ -5,12 +5,12 @@ statement in a branch no row can take, given the columns the UPDATE leaves alone
 Every branch of a body is analysed (predictor/analyze.py); each statement keeps the conditions that lead
 to it, ``IF c THEN a; ELSEIF d THEN b; ELSE e; END IF`` giving ``a`` (c holds), ``b`` (c fails, d holds)
 and ``e`` (both fail). A condition that cannot be evaluated (a variable the body assigns, a column) does
-not exclude anything: the statement runs, as before.
+not exclude anything: the statements of every branch run. (Measured in session 14: taking the ELSE branch of
+such an IF instead lost 2.6 points on insurance_claims_app and changed none of the other held-out workloads.)
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -27,11 +27,9 @@ class Guard:
     condition: str  # SQL of an IF's condition
     holds: bool  # the statement is in its THEN branch (else in what follows ELSE / ELSEIF)
     at: int = -1  # which IF of the body: its condition is decided once, when the CALL enters it
-    otherwise: bool = False  # the IF has an ELSE (or ELSEIF) branch
     loops: int = 0  # the counted loops around the IF (decided again in each pass of those)
 
 
-UNDECIDED = os.environ.get("RPLAY_UNDECIDED", "union")  # experiment (session 14), decided before the commit
 Decided = dict[int, bool | None]  # Guard.at -> the truth of its condition where the CALL entered the IF
 
 
@@ -54,8 +52,6 @@ def taken(guards: tuple[Guard, ...], bindings: Bindings, decided: Decided | None
             truth = decided[g.at]
         else:
             truth = decided[g.at] = _truth(g.condition, bindings, row_count)
-            if truth is None and g.otherwise and UNDECIDED == "else":
-                truth = decided[g.at] = False
         if truth is None:
             out = None
         elif truth != g.holds:

@@ -15,7 +15,7 @@ from predictor.binlog import Builder
 from predictor.branches import Decided, taken
 from predictor.catalog import Routine
 from predictor.codes import ER_SP_DOES_NOT_EXIST
-from predictor.decide import ER_GTID_UNSAFE_NON_TRANSACTIONAL_TABLE
+from predictor.decide import ER_GTID_UNSAFE_NON_TRANSACTIONAL_TABLE, ER_UNSAFE_STATEMENT
 from predictor.dialect import RplayMySQL
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Value, value
 from predictor.localvars import assign
@@ -207,6 +207,8 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
             # unsafe statement that failed (what an EXIT handler then writes is rows)
             # (procedure_locals.sql, cursor_loops.sql, handler_exit.sql)
             s.force_row = True
+        if p.profile.ROUTINE_LAST_WARNINGS:
+            b.warnings &= {ER_UNSAFE_STATEMENT}  # the statement before's warnings are cleared
         _merge(b, sb)
         p.binlog.builders[b.seq] = b
         if sb.error is not None:

@@ -156,7 +156,8 @@ class Predictor:
         s = self.sessions.get(session)
         if s is None:
             s = self.session(session)
-        s.row_count = s.rows_changed  # s.next_statement(), inlined for the hot path
+        s.read_insert_id = s.last_insert_id  # s.next_statement(), inlined for the hot path
+        s.row_count = s.rows_changed
         s.rows_changed = None
         if s.sticky_row and not s.temp_tables:
             s.sticky_row = False  # each statement starts in the session's format once no temporary table is left

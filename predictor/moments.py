@@ -124,7 +124,7 @@ def compare(a: Moment, b: Moment, op: str) -> bool | None:
     if op == "<":
         return True if a.hi < b.lo or (readings and a.hi == b.lo) else False if a.lo >= b.hi else None
     if op == "<=":
-        return True if a.hi <= b.lo else False if a.lo > b.hi else None
+        return True if a.hi <= b.lo else False if a.lo > b.hi or (readings and a.lo == b.hi) else None
     apart = a.hi < b.lo or b.hi < a.lo
     if op == "=":
         return False if apart else None

@@ -74,6 +74,7 @@ class SessionState:
     read_vars: set[str] = field(default_factory=set)  # never-set variables a statement compared (rows._impossible)
     last_insert_id: object = 0  # LAST_INSERT_ID(): 0 before any insert; evaluate.UNKNOWN when not known
     connection: Fresh = field(default_factory=Fresh)  # CONNECTION_ID(): the session's own, equal to no other
+    read_insert_id: object = 0  # LAST_INSERT_ID() as the running statement reads it (its value when it began)
     row_count: int | None = None  # ROW_COUNT() as the running statement sees it (the one before); None: unknown
     rows_changed: int | None = None  # what the running statement changed, when the data model followed it
     in_trx: bool = False  # a multi-statement transaction is open (BEGIN, or autocommit=0 after a statement)
@@ -134,7 +135,9 @@ class SessionState:
         return "STRICT_ALL_TABLES" in mode or ("STRICT_TRANS_TABLES" in mode and (transactional or row == 0))
 
     def next_statement(self) -> None:
-        """A statement starts: ROW_COUNT() is now what the one before changed."""
+        """A statement starts: ROW_COUNT() is now what the one before changed; LAST_INSERT_ID() reads the
+        value it starts with, whatever the statement itself generates."""
+        self.read_insert_id = self.last_insert_id
         self.row_count = self.rows_changed
         self.rows_changed = None
 

@@ -37,12 +37,11 @@ _SESSION_FUNCTIONS = frozenset({"LAST_INSERT_ID", "CONNECTION_ID", "ROW_COUNT"})
 
 
 def bind(tree: exp.Expression, s: SessionState, hidden: frozenset[str] | None = None) -> exp.Expression:
-    """``tree`` with the session's known user variables, LAST_INSERT_ID(), ROW_COUNT() (as far as the data
-    model followed the statement before) and CONNECTION_ID() (a value equal to no other session's) put in
-    as values. ``hidden``:
-    the variables a trigger or stored function may set; given, a variable the session never set and no such
-    body sets is NULL (else it is unknown)."""
-    if not s.user_vars and s.last_insert_id is UNKNOWN and s.row_count is None and hidden is None:
+    """``tree`` with the session's known user variables, LAST_INSERT_ID() (as the statement began), ROW_COUNT()
+    (as far as the data model followed the statement before) and CONNECTION_ID() (a value equal to no other
+    session's) put in as values. ``hidden``: the variables a trigger or stored function may set; given, a
+    variable the session never set and no such body sets is NULL (else it is unknown)."""
+    if not s.user_vars and s.read_insert_id is UNKNOWN and s.row_count is None and hidden is None:
         return tree
 
     def put(x: exp.Expression) -> exp.Expression:
@@ -55,7 +54,7 @@ def bind(tree: exp.Expression, s: SessionState, hidden: frozenset[str] | None = 
                 return known(s.connection, "CONNECTION_ID()")
             if x.name.upper() == "ROW_COUNT":
                 return x if s.row_count is None else known(s.row_count, "ROW_COUNT()")
-            return x if s.last_insert_id is UNKNOWN else known(s.last_insert_id, "LAST_INSERT_ID()")
+            return x if s.read_insert_id is UNKNOWN else known(s.read_insert_id, "LAST_INSERT_ID()")
         return x
 
     if not any(isinstance(x, exp.Parameter) or (isinstance(x, exp.Anonymous) and x.name.upper() in _SESSION_FUNCTIONS)
