@@ -18,7 +18,7 @@ from predictor.catalog import Column, ForeignKey, Generated, Key, KeyKind, Table
 from predictor.codes import signal_code
 from predictor.dialect import RplayMySQL
 from predictor.evaluate import CannotEvaluate, clock_reading, literal
-from predictor.loops import CursorLoop, Loop, counted_loop, cursor_loop
+from predictor.loops import AnyLoop, conditional_loop, counted_loop, cursor_loop
 from predictor.parse import Unparsed, parse
 from predictor.query import output_name
 from predictor.routines import Signature, signature
@@ -125,7 +125,7 @@ class StatementInfo:
     signature: Signature | None = None  # a routine's parameters and variables
     text: str | None = None  # a body statement's SQL, for CALL to substitute its arguments into
     user_vars: tuple[str, ...] = ()  # user variables it assigns (predictor/variables.py)
-    loops: tuple[Loop | CursorLoop, ...] = ()  # the loops a body statement is in, outermost first (loops.py)
+    loops: tuple[AnyLoop, ...] = ()  # the loops a body statement is in, outermost first (loops.py)
     guards: tuple[Guard, ...] = ()  # the IF conditions that lead to a body statement (predictor/branches.py)
     select: StatementInfo | None = None  # view body / CREATE ... SELECT source facts
     xa: str | None = None
@@ -138,6 +138,7 @@ class StatementInfo:
     drops_primary_key: bool = False
     unknown_reason: str | None = None
     signal: int | None = None  # a body's SIGNAL: the error it raises (predictor/calls.py)
+    leaves: int | None = None  # a body's LEAVE: the position of the unrolled loop it ends (predictor/calls.py)
     handler: int | None = None  # a body statement of the handler declared at this place among the body's
     #   handlers (routines.ExitHandler.position)
     clock_columns: tuple[str, ...] = ()  # written columns it only ever sets to a clock reading (NOW(), CURDATE():
@@ -738,8 +739,9 @@ def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:
     handlers = 0
     handler: int | None = None
     ifs = 0
+    unrolled: dict[int, AnyLoop] = {}  # id(loop node) -> the loop as the CALL unrolls it
 
-    def visit(n: exp.Expression, counted: tuple[Loop | CursorLoop, ...], before: exp.Expression | None = None,
+    def visit(n: exp.Expression, counted: tuple[AnyLoop, ...], before: exp.Expression | None = None,
               guards: tuple[Guard, ...] = ()) -> None:
         nonlocal loops, handlers, handler, ifs
         if isinstance(n, exp.IfBlock):
@@ -755,12 +757,21 @@ def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:
         if isinstance(n, control):
             if isinstance(n, exp.WhileBlock | exp.RepeatBlock | exp.LoopBlock):
                 loops += 1
-                loop = counted_loop(n, node, loops, before) or cursor_loop(n, node, loops)
+                loop = counted_loop(n, node, loops, before) or cursor_loop(n, node, loops) \
+                    or conditional_loop(n, loops)
                 counted = (*counted, loop) if loop is not None else counted
+                if loop is not None:
+                    unrolled[id(n)] = loop
             prev: exp.Expression | None = None
             for child in _children(n):
                 visit(child, counted, prev, guards)
                 prev = child
+            return
+        if isinstance(n, exp.Leave):
+            target = _left_loop(n)
+            loop = unrolled.get(id(target)) if target is not None else None
+            if loop is not None:  # LEAVE of a loop the CALL unrolls: it ends the passes (calls.py)
+                out.append(StatementInfo(Kind.NOOP, leaves=loop.position, loops=counted, guards=guards))
             return
         if isinstance(n, exp.Return | exp.Declare | exp.Leave | exp.Iterate | nodes.DeclareCursor |
                       nodes.DeclareCondition | nodes.CursorOp | nodes.Signal):
@@ -789,6 +800,18 @@ def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:
 
     visit(node, ())
     return tuple(out)
+
+
+def _left_loop(leave: exp.Expression) -> exp.Expression | None:
+    """The loop a ``LEAVE label`` ends (None: a block's label, or no such loop)."""
+    label = leave.name.lower()
+    at = leave.find_ancestor(exp.WhileBlock, exp.RepeatBlock, exp.LoopBlock)
+    while at is not None:
+        own = at.args.get("label")
+        if own is not None and str(own.name if isinstance(own, exp.Expression) else own).lower() == label:
+            return at
+        at = at.find_ancestor(exp.WhileBlock, exp.RepeatBlock, exp.LoopBlock)
+    return None
 
 
 # body statements whose rows the data model follows once CALL's arguments are in (predictor/routines.py)

@@ -47,11 +47,11 @@ def taken(guards: tuple[Guard, ...], bindings: Bindings, decided: Decided | None
     out: bool | None = True
     for g in guards:
         if decided is None:
-            truth = _truth(g.condition, bindings, row_count)
+            truth = holds(g.condition, bindings, row_count)
         elif g.at in decided:
             truth = decided[g.at]
         else:
-            truth = decided[g.at] = _truth(g.condition, bindings, row_count)
+            truth = decided[g.at] = holds(g.condition, bindings, row_count)
         if truth is None:
             out = None
         elif truth != g.holds:
@@ -59,8 +59,8 @@ def taken(guards: tuple[Guard, ...], bindings: Bindings, decided: Decided | None
     return out
 
 
-def _truth(condition: str, bindings: Bindings, row_count: int | None = None) -> bool | None:
-    """An IF condition's truth for ``bindings``; None when the values do not decide it."""
+def holds(condition: str, bindings: Bindings, row_count: int | None = None) -> bool | None:
+    """An IF (or a loop's test) condition's truth for ``bindings``; None when the values do not decide it."""
     cond = parse_expression(condition)
     if cond is None:
         return None

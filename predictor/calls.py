@@ -12,16 +12,17 @@ from sqlglot import exp
 from predictor import nodes
 from predictor.analyze import HANDLER, Kind, StatementInfo
 from predictor.binlog import Builder
-from predictor.branches import Decided, taken
+from predictor.branches import Decided, holds, taken
 from predictor.catalog import Routine
 from predictor.codes import ER_SP_DOES_NOT_EXIST
 from predictor.decide import ER_GTID_UNSAFE_NON_TRANSACTIONAL_TABLE, ER_UNSAFE_STATEMENT
 from predictor.dialect import RplayMySQL
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Value, value
 from predictor.localvars import assign
+from predictor.loops import MAX_CONDITIONAL_PASSES, AnyLoop, Conditional
 from predictor.parse import parse
 from predictor.query import select_rows
-from predictor.routines import Bindings, ExitHandler, as_expression, bind, call_bindings
+from predictor.routines import Bindings, ExitHandler, as_expression, assignments, bind, call_bindings, unknown
 from predictor.rows import table_source
 from predictor.session import SessionState
 from predictor.unsafe import limited
@@ -85,23 +86,24 @@ def unroll(p: Predictor, b: Builder, routine: Routine, s: SessionState, call: st
         return bound[""]
 
     decided: Decided = {}  # each IF's truth where the CALL entered it (one inside a loop: in this pass)
-    if not _passes(p, b, routine, s, body, 0, bindings, depth, decided) and b.error is not None:
+    loose: set[int] = set()  # loops run pass by pass whose LEAVE a pass reached undecided
+    if not _passes(p, b, routine, s, body, 0, bindings, depth, decided, loose) and b.error is not None:
         handler = routine.signature.exit_for(b.error)
         if handler is not None:
-            _handle(p, b, routine, s, handler, bindings, depth, decided)
+            _handle(p, b, routine, s, handler, bindings, depth, decided, loose)
     if final is not None and "" in bound:
         final.update(bound[""])  # the parameters' values where the CALL ended (OUT ones go to user variables)
 
 
 def _handle(p: Predictor, b: Builder, routine: Routine, s: SessionState, handler: ExitHandler,
-            bindings: Callable[[], Bindings], depth: int, decided: Decided) -> None:
+            bindings: Callable[[], Bindings], depth: int, decided: Decided, loose: set[int]) -> None:
     """An EXIT handler caught the CALL's error: its statements run, then the CALL ends, failing again
     with the error when the handler RESIGNALs (handler_exit.sql)."""
     error = b.error
     b.error = None
     steps = tuple(replace(x, guards=tuple(g for g in x.guards if g != HANDLER))
                   for x in routine.body if x.handler == handler.position)
-    if not _run(p, b, routine, s, steps, bindings, depth, decided):
+    if not _run(p, b, routine, s, steps, bindings, depth, decided, loose):
         return  # an error in the handler is the CALL's
     if handler.resignals:
         b.error = error
@@ -110,7 +112,7 @@ def _handle(p: Predictor, b: Builder, routine: Routine, s: SessionState, handler
 
 
 def _passes(p: Predictor, b: Builder, routine: Routine, s: SessionState, body: tuple[StatementInfo, ...],
-            level: int, bindings: Callable[[], Bindings], depth: int, decided: Decided) -> bool:
+            level: int, bindings: Callable[[], Bindings], depth: int, decided: Decided, loose: set[int]) -> bool:
     """Run ``body`` (statements inside ``level`` counted loops already bound): each run of statements in
     one more loop once per pass of that loop; False when a statement failed (the CALL ends). An IF inside
     the loop is decided again in each pass; one around it stays decided."""
@@ -121,19 +123,115 @@ def _passes(p: Predictor, b: Builder, routine: Routine, s: SessionState, body: t
         while j < len(body) and (body[j].loops[level] if len(body[j].loops) > level else None) == loop:
             j += 1
         if loop is None:
-            if not _run(p, b, routine, s, body[i:j], bindings, depth, decided):
+            if not _run(p, b, routine, s, body[i:j], bindings, depth, decided, loose):
                 return False
-        else:
-            base = bindings()
-            passes = loop.each(base, lambda sql: _rows(p, s, sql))
-            inner = {g.at for x in body[i:j] for g in x.guards if g.loops > level}
-            for values in passes if passes is not None else [base]:
-                for at in inner:
-                    decided.pop(at, None)
-                if not _passes(p, b, routine, s, body[i:j], level + 1, _constant(values), depth, decided):
-                    return False
+        elif not _loop(p, b, routine, s, loop, body[i:j], level, bindings, depth, decided, loose):
+            return False
         i = j
     return True
+
+
+class _Left(Exception):
+    """A LEAVE the CALL surely reaches: the loop at ``position`` ends."""
+
+    def __init__(self, position: int) -> None:
+        super().__init__(position)
+        self.position = position
+
+
+def _loop(p: Predictor, b: Builder, routine: Routine, s: SessionState, loop: AnyLoop,
+          body: tuple[StatementInfo, ...], level: int, bindings: Callable[[], Bindings], depth: int,
+          decided: Decided, loose: set[int]) -> bool:
+    """One counted or cursor loop: its statements once per pass, the counter or the fetched row put in; the
+    variables its statements assign carry from one pass to the next, and a LEAVE the values decide ends it.
+    When the passes are not known it runs once, its variables unknown before and after (their values depend
+    on how many passes ran)."""
+    got = bindings()
+    state = got if isinstance(got, dict) else dict(got)  # the CALL's own dict: what the passes assign stays
+    start = dict(state)
+    inner = {g.at for x in body for g in x.guards if g.loops > level}
+    if isinstance(loop, Conditional):
+        ran = _conditional(p, b, routine, s, loop, body, level, state, depth, decided, loose, inner)
+        if ran is not None:
+            return ran
+    passes = loop.each(start, lambda sql: _rows(p, s, sql))
+    if passes is None:
+        assigned = _assigned_in(body)
+        for name in assigned & state.keys():
+            state[name] = unknown()
+        passes = [start]
+    else:
+        assigned = set()
+    try:
+        for values in passes:
+            state.update({k: v for k, v in values.items() if start.get(k) is not v})  # the counter, the row
+            for at in inner:
+                decided.pop(at, None)
+            if not _passes(p, b, routine, s, body, level + 1, lambda: state, depth, decided, loose):
+                return False
+    except _Left as left:
+        if left.position != loop.position:
+            raise  # it ends an outer loop
+    for name in assigned & state.keys():
+        state[name] = unknown()
+    return True
+
+
+def _conditional(p: Predictor, b: Builder, routine: Routine, s: SessionState, loop: Conditional,
+                 body: tuple[StatementInfo, ...], level: int, state: dict[str, exp.Expression], depth: int,
+                 decided: Decided, loose: set[int], inner: set[int]) -> bool | None:
+    """A loop run pass by pass while its test (or, for a LOOP, no LEAVE) says to go on. None when its first
+    test is not decided (the caller runs it once, as a loop whose passes are not known); a test or LEAVE not
+    decided later, or a pass that changed no variable, ends the passes with the loop's variables unknown."""
+    passes = 0
+    sure = True
+    try:
+        while True:
+            if not loop.repeat and loop.test is not None:
+                goes_on = holds(loop.test, state, s.rows_changed)
+                if goes_on is None and passes == 0:
+                    return None
+                if goes_on is not True:
+                    sure = goes_on is False
+                    break
+            if passes >= MAX_CONDITIONAL_PASSES:
+                sure = False
+                break
+            for at in inner:
+                decided.pop(at, None)
+            before = dict(state)
+            loose.discard(loop.position)
+            if not _passes(p, b, routine, s, body, level + 1, lambda: state, depth, decided, loose):
+                return False
+            passes += 1
+            if loop.position in loose:  # a LEAVE the values did not decide: how many passes ran is not known
+                sure = False
+                break
+            if loop.repeat and loop.test is not None:
+                ends = holds(loop.test, state, s.rows_changed)
+                if ends is not False:
+                    sure = ends is True
+                    break
+            if state == before and not (loop.repeat and loop.test is not None):
+                sure = False  # nothing the test reads changed (it reads what the model does not follow)
+                break
+    except _Left as left:
+        if left.position != loop.position:
+            raise  # it ends an outer loop
+    if not sure:
+        for name in _assigned_in(body) & state.keys():
+            state[name] = unknown()
+    return True
+
+
+def _assigned_in(body: tuple[StatementInfo, ...]) -> set[str]:
+    """The local variables the SET / SELECT ... INTO statements of ``body`` assign."""
+    out: set[str] = set()
+    for x in body:
+        tree = parse(x.text) if x.text is not None and x.kind in (Kind.SET, Kind.SELECT) else None
+        if isinstance(tree, exp.Expression):
+            out.update(assignments(tree))
+    return out
 
 
 def _with_user_vars(call: str, s: SessionState) -> str:
@@ -157,17 +255,19 @@ def _rows(p: Predictor, s: SessionState, sql: str) -> list[list[Value]] | None:
     return None if got is None else got[1]
 
 
-def _constant(values: Bindings) -> Callable[[], Bindings]:
-    return lambda: values
-
-
 def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements: tuple[StatementInfo, ...],
-         bindings: Callable[[], Bindings], depth: int, decided: Decided) -> bool:
+         bindings: Callable[[], Bindings], depth: int, decided: Decided, loose: set[int]) -> bool:
     """Decide and log body statements under the CALL's builder; False when one failed (the CALL ends)."""
     for sub in statements:
         reached = taken(sub.guards, bindings(), decided, s.rows_changed) if sub.guards else True
         if reached is False:
             continue  # an IF branch the CALL's values do not take
+        if sub.leaves is not None:
+            if reached is True:
+                raise _Left(sub.leaves)
+            if any(isinstance(x, Conditional) and x.position == sub.leaves for x in sub.loops):
+                loose.add(sub.leaves)  # a loop run pass by pass: its passes end here, with what follows unknown
+            continue  # a LEAVE the values do not decide: the pass goes on
         text = None
         if sub.text is not None and _follows(p, sub):
             values = bindings()
@@ -188,7 +288,7 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
                                                            or routine.signature.exit_for(sub.signal)):
             sb.error = sub.signal  # the CALL ends with the SIGNAL's error
         values = bindings()
-        if sub.kind in (Kind.SET, Kind.SELECT) and sub.text is not None and not sub.loops and isinstance(values, dict):
+        if sub.kind in (Kind.SET, Kind.SELECT) and sub.text is not None and isinstance(values, dict):
             code = assign(sub.text, routine.signature.sequential, values, s, lambda name: table_source(p, name, s),
                           reached is True, p.function_text if p.catalog.has_functions() else None)
             sb.error = sb.error or code

@@ -16,7 +16,7 @@ from predictor.calls import handle_call
 from predictor.catalog import Catalog, Table
 from predictor.codes import ER_SP_DOES_NOT_EXIST
 from predictor.context import Context
-from predictor.data import DataModel
+from predictor.data import PARSES_PER_ANALYSIS, DataModel
 from predictor.ddl import (
     handle_alter,
     handle_create_routine,
@@ -213,9 +213,9 @@ class Predictor:
     def _step_full(self, seq: int, session: str, sql: str, info: StatementInfo, s: SessionState) -> Builder:
         self.session_ids.clear()  # any handler may change any session
         seen = id(info) if self.cached else fingerprint(sql)  # the Analyzer keeps one analysis per fingerprint
-        if seen not in self.analyses:  # a statement unlike any before (literals aside): one parse more
+        if seen not in self.analyses:  # a statement unlike any before (literals aside): more parses
             self.analyses.add(seen)  # (a new analysis is never replayed: it always comes this way)
-            self.data.parses_left += 1
+            self.data.parses_left += PARSES_PER_ANALYSIS
         b = Builder(seq, session, sql)
         self.binlog.builders[seq] = b
         if info.kind is Kind.UNKNOWN:

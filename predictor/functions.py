@@ -15,7 +15,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from datetime import date, timedelta
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal
 
 from sqlglot import exp
 
@@ -46,22 +46,30 @@ def _like(sources: list[Value], v: Value) -> Value:
     return Recased(v) if isinstance(v, str) and any(isinstance(x, Recased) for x in sources) else v
 
 
+def _piece(x: exp.Expression, ev: Eval) -> Value:
+    """A CONCAT argument: a string literal keeps its trailing spaces inside the result (values are held
+    right-trimmed: ``CONCAT('purged ', n)`` is 'purged 5', not 'purged5')."""
+    if isinstance(x, exp.Literal) and x.is_string:
+        return str(x.this).casefold()
+    return ev(x)
+
+
 def _concat(e: exp.Expression, ev: Eval) -> Value:
-    parts = [ev(x) for x in e.expressions]
+    parts = [_piece(x, ev) for x in e.expressions]
     if any(v is None for v in parts):
         return None
     texts = [_text(v) for v in parts]
-    return _like(parts, "".join(t for t in texts if t is not None)) if all(t is not None for t in texts) \
-        else UNKNOWN
+    return _like(parts, "".join(t for t in texts if t is not None).rstrip(" ")) \
+        if all(t is not None for t in texts) else UNKNOWN
 
 
 def _concat_ws(e: exp.Expression, ev: Eval) -> Value:
-    sep, *parts = [ev(x) for x in e.expressions]
+    sep, *parts = [_piece(x, ev) for x in e.expressions]
     if sep is None:
         return None
     texts = [_text(v) for v in parts if v is not None]  # CONCAT_WS skips NULLs
     s = _text(sep)
-    return _like([sep, *parts], s.join(t for t in texts if t is not None)) \
+    return _like([sep, *parts], s.join(t for t in texts if t is not None).rstrip(" ")) \
         if s is not None and all(t is not None for t in texts) else UNKNOWN
 
 
@@ -299,6 +307,18 @@ def _round(e: exp.Expression, ev: Eval) -> Value:
     return (int(out) if isinstance(v, int) else Decimal(int(out))) if places < 0 else out
 
 
+def _whole(e: exp.Expression, ev: Eval) -> Value:
+    """CEIL / FLOOR of an exact number (an integer), ABS."""
+    v = ev(e.this)
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, int | Decimal):
+        return UNKNOWN
+    if isinstance(e, exp.Abs):
+        return abs(v)
+    return int(Decimal(v).to_integral_value(rounding=ROUND_CEILING if isinstance(e, exp.Ceil) else ROUND_FLOOR))
+
+
 def _extreme(e: exp.Expression, ev: Eval) -> Value:
     """GREATEST / LEAST of exact numbers (NULL when an argument is)."""
     args = [ev(x) for x in (e.this, *e.expressions)]
@@ -354,7 +374,8 @@ _FUNCTIONS: dict[type[exp.Expression], Callable[[exp.Expression, Eval], Value]] 
     exp.Concat: _concat, exp.ConcatWs: _concat_ws, exp.Replace: _replace, exp.Coalesce: _coalesce, exp.Trim: _trim,
     exp.Lower: _recase, exp.Upper: _recase, exp.Repeat: _repeat, exp.Pad: _pad, exp.Left: _left_right,
     exp.Right: _left_right, exp.Substring: _substring, exp.TimeToStr: _date_format, exp.Length: _length,
-    exp.LastDay: _last_day, exp.Round: _round, exp.Greatest: _extreme, exp.Least: _extreme,
+    exp.LastDay: _last_day, exp.Round: _round, exp.Ceil: _whole, exp.Floor: _whole, exp.Abs: _whole,
+    exp.Greatest: _extreme, exp.Least: _extreme,
     exp.DateDiff: _datediff, exp.Year: _date_part, exp.Month: _date_part, exp.Day: _date_part,
     exp.TsOrDsToDate: _to_date, exp.JSONExtract: _json_path, exp.JSONExtractScalar: _json_path,
     exp.JSONValue: _json_path, exp.MD5: _digest, exp.SHA: _digest, exp.SHA2: _digest,

@@ -23,7 +23,9 @@ A cursor loop is one whose first statement FETCHes a cursor (the NOT FOUND handl
     l: LOOP FETCH c INTO v_id, v_qty; IF done THEN LEAVE l; END IF; ... END LOOP;
 
 When the data model follows the tables the cursor's SELECT reads, it runs once per row, with the fetched
-values bound. Any other loop, or a bound or cursor the model cannot evaluate, runs once, as before.
+values bound. Any other WHILE / REPEAT / LOOP (``REPEAT DELETE ... LIMIT n; SET v = ROW_COUNT(); UNTIL v < n``)
+runs pass by pass while its test, on the values the passes leave, says to go on (``Conditional``). A bound,
+cursor or test the model cannot evaluate makes a loop run once, the variables it assigns unknown after it.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from predictor.parse import parse
 from predictor.routines import Bindings, as_expression, assignments, bind, no_data, substitute
 
 MAX_PASSES = 1000  # beyond this a loop is predicted as one pass (the record would be the same; groups not)
+MAX_CONDITIONAL_PASSES = 100  # a Conditional loop run this often: its test is taken as not followed
 
 _OPS: dict[type[exp.Binary], str] = {exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">=", exp.NEQ: "<>",
                                      exp.EQ: "="}
@@ -101,6 +104,37 @@ class CursorLoop:
         if got is None or len(got) > MAX_PASSES or any(len(r) != len(self.targets) for r in got):
             return None
         return [{**bindings, **{t: as_expression(v) for t, v in zip(self.targets, row, strict=True)}} for row in got]
+
+
+@dataclass(frozen=True)
+class Conditional:
+    """Any other WHILE / REPEAT, or a LOOP a LEAVE ends: its passes are not known ahead; the CALL runs them one
+    by one while the test, on the values the passes left (ROW_COUNT() too), says to go on (calls.py)."""
+
+    position: int
+    test: str | None  # SQL of the WHILE / UNTIL condition; None: a LOOP (only a LEAVE ends it)
+    repeat: bool  # REPEAT ... UNTIL: the test comes after the pass and ends the loop
+
+    def each(self, bindings: Bindings, rows: Rows) -> list[Bindings] | None:
+        return None  # not known ahead
+
+
+AnyLoop = Loop | CursorLoop | Conditional  # a loop a CALL unrolls (StatementInfo.loops)
+
+
+def conditional_loop(node: exp.Expression, position: int) -> Conditional | None:
+    """``node`` as a loop run pass by pass (an ITERATE, which cuts a pass short, is not followed)."""
+    body = node.args.get("body")
+    if not isinstance(body, exp.Block) or any(isinstance(n, exp.Iterate) for n in body.walk()):
+        return None
+    if isinstance(node, exp.WhileBlock) and isinstance(node.this, exp.Expression):
+        return Conditional(position, node.this.sql(dialect=RplayMySQL), False)
+    until = node.args.get("until")
+    if isinstance(node, exp.RepeatBlock) and isinstance(until, exp.Expression):
+        return Conditional(position, until.sql(dialect=RplayMySQL), True)
+    if isinstance(node, exp.LoopBlock) and any(isinstance(n, exp.Leave) for n in body.walk()):
+        return Conditional(position, None, False)
+    return None
 
 
 def cursor_loop(node: exp.Expression, root: exp.Expression, position: int) -> CursorLoop | None:

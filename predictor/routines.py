@@ -134,13 +134,31 @@ def _unfollowed(tree: exp.Expression) -> set[str]:
 
 
 def _repeated(node: exp.Expression) -> bool:
-    """Whether ``node`` may run any number of times: in a loop or a handler other than an EXIT one."""
+    """Whether ``node`` may run any number of times the CALL does not follow: in a handler other than an EXIT
+    one, or a loop the CALL does not unroll (a counted or cursor loop it does: calls.py carries the values
+    from pass to pass, and makes them unknown when the passes are not known)."""
     at = node.find_ancestor(*_REPEATED)
     while at is not None:
-        if not (isinstance(at, nodes.DeclareHandler) and str(at.args.get("action") or "").upper() == "EXIT"):
+        if isinstance(at, nodes.DeclareHandler):
+            if str(at.args.get("action") or "").upper() != "EXIT":
+                return True
+        elif not _unrolled(at):
             return True
         at = at.find_ancestor(*_REPEATED)
     return False
+
+
+def _unrolled(loop: exp.Expression) -> bool:
+    from predictor.loops import conditional_loop, counted_loop, cursor_loop  # loops.py builds on this module
+
+    root = loop.root()
+    assert isinstance(root, exp.Expression)
+    block = loop.parent
+    siblings = block.expressions if isinstance(block, exp.Block) else []
+    at = next((k for k, x in enumerate(siblings) if x is loop), None)
+    before = siblings[at - 1] if at else None
+    return counted_loop(loop, root, 0, before) is not None or cursor_loop(loop, root, 0) is not None \
+        or conditional_loop(loop, 0) is not None
 
 
 def assignments(tree: exp.Expression) -> list[str]:

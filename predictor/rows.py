@@ -14,7 +14,7 @@ from predictor.analyze import SETS_INSERT_ID, Kind, Op, StatementInfo
 from predictor.catalog import ForeignKey, Table
 from predictor.codes import ER_BAD_NULL, ER_WARNING_NOT_COMPLETE_ROLLBACK
 from predictor.data import POSITION, Mode, Pair, Refused, WriteOutcome, values_rows
-from predictor.evaluate import UNKNOWN, Row
+from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, value
 from predictor.foreign import ER_NO_REFERENCED_ROW, ER_ROW_IS_REFERENCED, missing_parent, referenced
 from predictor.images import images, upsert_images
 from predictor.literals import UNSURE, Unsure, literal_rows
@@ -289,27 +289,29 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
                 cond = exp.Anonymous(this=UNKNOWN_NAME)  # a join the model cannot follow: rows unknown
             pairs: list[Pair] | None = [] if t.triggers else None
             order = tree.args.get("order") if isinstance(tree, (exp.Delete, exp.Update)) else None
+            # LIMIT p_batch (a parameter, a user variable): the bound value
+            limit = info.limit if info.limit != -1 or not isinstance(tree, exp.Expression) else _limit(tree)
             by = order.expressions if isinstance(order, exp.Order) else ()
             if isinstance(tree, exp.Delete):
                 if _checks_foreign_keys(p, t, s) and p.catalog.children(t.name):
-                    doomed = p.data.selected(t, cond, info.limit, positions, by)
+                    doomed = p.data.selected(t, cond, limit, positions, by)
                     refused, cascaded = referenced(p.data, p.catalog, t, doomed, lambda c: p.journal(s, c)) \
                         if doomed else (False, [])
                     if refused and len(info.writes) == 1:
                         if pairs is not None:  # BEFORE DELETE triggers run first: their SIGNAL wins (1644)
                             saved = _before_triggers(p, info, s)
-                            p.data.delete_where(t, cond, info.limit, positions, pairs, by)
+                            p.data.delete_where(t, cond, limit, positions, pairs, by)
                             _fire(p, s, info, t, "DELETE", pairs, fired)
                             restore(saved, p.data, p.rows)
                         return _failed(out, ER_ROW_IS_REFERENCED)
                     if cascaded and p.profile.FK_CASCADES_LOGGED and out.row_format:
                         out = _cascade_pieces(p, s, out, t, cascaded)
-                changed = p.data.delete_where(t, cond, info.limit, positions, pairs, by)
+                changed = p.data.delete_where(t, cond, limit, positions, pairs, by)
                 _fire(p, s, info, t, "DELETE", pairs if changed is not None else None, fired)
             elif isinstance(tree, exp.Update):
                 sets = [(c, resolved(e, lambda name: table_source(p, name, s))) for c, e in _assignments_to(tree, t)]
                 try:
-                    res = p.data.update_where(t, cond, sets, info.limit, ignore=info.ignore,
+                    res = p.data.update_where(t, cond, sets, limit, ignore=info.ignore,
                                               scan_order=p.profile.UPDATE_IGNORE_CLASHES_IN_SCAN_ORDER,
                                               positions=positions, pairs=pairs, order=by, joined=joined,
                                               strict=s.strict(p.profile.engine(t.engine).transactional, 0))
@@ -358,6 +360,18 @@ def _affected(res: WriteOutcome, mode: Mode) -> int | None:
     if mode is Mode.REPLACE and res.written != res.rows:
         return None
     return res.written
+
+
+def _limit(tree: exp.Expression) -> int:
+    """A LIMIT that was not a constant in the text (a procedure's parameter, a user variable), as its bound
+    value; -1 when it is not known."""
+    limit = tree.args.get("limit")
+    e = limit.expression if isinstance(limit, exp.Limit) else limit
+    try:
+        v = value(e, {}) if isinstance(e, exp.Expression) else None
+    except CannotEvaluate:
+        return -1
+    return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else -1
 
 
 def _cascade_pieces(p: Predictor, s: SessionState, out: Outcome, t: Table,
