@@ -3,12 +3,13 @@
 Two workloads: (1) distinct statements — every statement text differs (its own table, columns and
 literals, so neither the text nor the template caches can help); (2) 100k statements drawn from 50
 templates with varying literals (template_key serves the analysis, autocommitted DML is replayed).
-Targets: ratio >= 1x on (1), >= 20x on (2). Both sides count CPU time (process_time), best of 5: on a
-shared machine wall time moves with the load far more. parse_one is timed on a 3000-statement sample,
-as parsing 100k statements alone takes minutes.
+Targets: ratio >= 1x on (1), >= 20x on (2). Both sides count CPU time (process_time), best of 5, timed
+alternately: on a shared machine wall time moves with the load far more. parse_one is timed on a
+3000-statement sample, as parsing 100k statements alone takes minutes.
 
-Measured 2026-11-22 (session 14) on the 2-core dev machine: distinct 2.3-3.2x (predict 7-10k stmt/s),
-templates 20.6-30.7x (predict 71-95k stmt/s, parse_one 2.9-4.0k stmt/s; the low figure under load).
+Measured 2026-11-22 (session 14) on the 2-core dev machine, the two sides timed alternately: distinct
+2.4-2.6x (predict 6.5-9.3k stmt/s), templates 23.9-27.5x (predict 65-74k stmt/s, parse_one 2.6-2.7k stmt/s).
+Timed one after the other, the same code gave 17.1-25.1x in three runs (parse_one 2.9-4.2k stmt/s).
 See predictor/PERFORMANCE.md.
 """
 
@@ -66,35 +67,32 @@ def template_workload(n: int, templates: int = 50) -> list[str]:
             for tpl, k in (tpls[rnd.randrange(templates)] for _ in range(n))]
 
 
-def predict_rate(stmts: list[str], tables: int, repeat: int = 5) -> float:
+def rates(stmts: list[str], tables: int, sample: int, repeat: int = 5) -> tuple[float, float]:
+    """(predicted statements/s, parse_one statements/s), best of ``repeat`` each, the two timed alternately so
+    that both see the same state of a shared machine (timed one after the other, the ratio moved by a third
+    between runs with the machine's load, mostly parse_one's side)."""
     text = "\n".join(schema(tables) + [s + ";" for s in stmts])
     w = parse_workload(text)
-    best = float("inf")
+    part = stmts[:sample]
+    best_predict = best_parse = float("inf")
     for _ in range(repeat):
         t0 = time.process_time()
         predict_workload(w, "mariadb-10.11", {"binlog_format": "MIXED"})
-        best = min(best, time.process_time() - t0)
-    return len(w.statements) / best
-
-
-def parse_rate(stmts: list[str], sample: int, repeat: int = 5) -> float:
-    part = stmts[:sample]
-    best = float("inf")
-    for _ in range(repeat):
+        best_predict = min(best_predict, time.process_time() - t0)
         t0 = time.process_time()
-        for s in part:
-            sqlglot.parse_one(s, read="mysql")
-        best = min(best, time.process_time() - t0)
-    return len(part) / best
+        for sql in part:
+            sqlglot.parse_one(sql, read="mysql")
+        best_parse = min(best_parse, time.process_time() - t0)
+    return len(w.statements) / best_predict, len(part) / best_parse
 
 
 def main() -> None:
     d = distinct_workload(3000)
-    p_rate, b_rate = predict_rate(d, 25), parse_rate(d, 3000)
+    p_rate, b_rate = rates(d, 25, 3000)
     print(f"distinct statements (3000): predict {p_rate:,.0f} stmt/s | parse_one {b_rate:,.0f} stmt/s "
           f"| ratio {p_rate / b_rate:.2f}x (target >= 1x)")
     t = template_workload(100_000)
-    p_rate, b_rate = predict_rate(t, 5), parse_rate(t, 3000)
+    p_rate, b_rate = rates(t, 5, 3000)
     print(f"100k statements from 50 templates: predict {p_rate:,.0f} stmt/s | parse_one {b_rate:,.0f} stmt/s "
           f"| ratio {p_rate / b_rate:.1f}x (target >= 20x)")
 

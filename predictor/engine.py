@@ -152,7 +152,7 @@ class Predictor:
     # ---- one statement ---------------------------------------------------------------------------
 
     def step(self, seq: int, session: str, sql: str, info: StatementInfo) -> None:
-        READING.set(seq)  # the clock readings it stores (predictor/moments.py)
+        READING.seq = seq  # the clock readings it stores (predictor/moments.py)
         s = self.sessions.get(session)
         if s is None:
             s = self.session(session)
