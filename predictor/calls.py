@@ -142,53 +142,68 @@ class _Left(Exception):
 def _loop(p: Predictor, b: Builder, routine: Routine, s: SessionState, loop: AnyLoop,
           body: tuple[StatementInfo, ...], level: int, bindings: Callable[[], Bindings], depth: int,
           decided: Decided, loose: set[int]) -> bool:
-    """One counted or cursor loop: its statements once per pass, the counter or the fetched row put in; the
-    variables its statements assign carry from one pass to the next, and a LEAVE the values decide ends it.
-    When the passes are not known it runs once, its variables unknown before and after (their values depend
-    on how many passes ran)."""
+    """One loop: its statements once per pass, the counter or the fetched row put in; the variables its
+    statements assign carry from one pass to the next, and a LEAVE the values decide ends it. A Conditional
+    loop runs while its test says so (``_conditional``). When the passes are not known it runs once, its
+    variables unknown before and after (their values depend on how many passes ran)."""
     got = bindings()
     state = got if isinstance(got, dict) else dict(got)  # the CALL's own dict: what the passes assign stays
-    start = dict(state)
-    inner = {g.at for x in body for g in x.guards if g.loops > level}
+    run = _Pass(p, b, routine, s, body, level, state, depth, decided, loose)
     if isinstance(loop, Conditional):
-        ran = _conditional(p, b, routine, s, loop, body, level, state, depth, decided, loose, inner)
+        ran = _conditional(run, loop)
         if ran is not None:
             return ran
+    start = dict(state)
     passes = loop.each(start, lambda sql: _rows(p, s, sql))
     if passes is None:
-        assigned = _assigned_in(body)
-        for name in assigned & state.keys():
-            state[name] = unknown()
-        passes = [start]
-    else:
-        assigned = set()
+        run.forget()
     try:
-        for values in passes:
+        for values in passes if passes is not None else [start]:
             state.update({k: v for k, v in values.items() if start.get(k) is not v})  # the counter, the row
-            for at in inner:
-                decided.pop(at, None)
-            if not _passes(p, b, routine, s, body, level + 1, lambda: state, depth, decided, loose):
+            if not run():
                 return False
     except _Left as left:
         if left.position != loop.position:
             raise  # it ends an outer loop
-    for name in assigned & state.keys():
-        state[name] = unknown()
+    if passes is None:
+        run.forget()
     return True
 
 
-def _conditional(p: Predictor, b: Builder, routine: Routine, s: SessionState, loop: Conditional,
+class _Pass:
+    """One pass of a loop's statements over the CALL's values ``state`` (what the pass assigns stays in it);
+    the IFs inside the loop are decided again in each pass."""
+
+    def __init__(self, p: Predictor, b: Builder, routine: Routine, s: SessionState,
                  body: tuple[StatementInfo, ...], level: int, state: dict[str, exp.Expression], depth: int,
-                 decided: Decided, loose: set[int], inner: set[int]) -> bool | None:
+                 decided: Decided, loose: set[int]) -> None:
+        self.p, self.b, self.routine, self.s, self.body, self.level = p, b, routine, s, body, level
+        self.state, self.depth, self.decided, self.loose = state, depth, decided, loose
+        self.inner = {g.at for x in body for g in x.guards if g.loops > level}
+
+    def __call__(self) -> bool:
+        for at in self.inner:
+            self.decided.pop(at, None)
+        return _passes(self.p, self.b, self.routine, self.s, self.body, self.level + 1, lambda: self.state,
+                       self.depth, self.decided, self.loose)
+
+    def forget(self) -> None:
+        """The variables the loop's statements assign become unknown."""
+        for name in _assigned_in(self.body) & self.state.keys():
+            self.state[name] = unknown()
+
+
+def _conditional(run: _Pass, loop: Conditional) -> bool | None:
     """A loop run pass by pass while its test (or, for a LOOP, no LEAVE) says to go on. None when its first
     test is not decided (the caller runs it once, as a loop whose passes are not known); a test or LEAVE not
     decided later, or a pass that changed no variable, ends the passes with the loop's variables unknown."""
+    state = run.state
     passes = 0
     sure = True
     try:
         while True:
             if not loop.repeat and loop.test is not None:
-                goes_on = holds(loop.test, state, s.rows_changed)
+                goes_on = holds(loop.test, state, run.s.rows_changed)
                 if goes_on is None and passes == 0:
                     return None
                 if goes_on is not True:
@@ -197,18 +212,16 @@ def _conditional(p: Predictor, b: Builder, routine: Routine, s: SessionState, lo
             if passes >= MAX_CONDITIONAL_PASSES:
                 sure = False
                 break
-            for at in inner:
-                decided.pop(at, None)
             before = dict(state)
-            loose.discard(loop.position)
-            if not _passes(p, b, routine, s, body, level + 1, lambda: state, depth, decided, loose):
+            run.loose.discard(loop.position)
+            if not run():
                 return False
             passes += 1
-            if loop.position in loose:  # a LEAVE the values did not decide: how many passes ran is not known
+            if loop.position in run.loose:  # a LEAVE the values did not decide: how many passes ran is not known
                 sure = False
                 break
             if loop.repeat and loop.test is not None:
-                ends = holds(loop.test, state, s.rows_changed)
+                ends = holds(loop.test, state, run.s.rows_changed)
                 if ends is not False:
                     sure = ends is True
                     break
@@ -219,8 +232,7 @@ def _conditional(p: Predictor, b: Builder, routine: Routine, s: SessionState, lo
         if left.position != loop.position:
             raise  # it ends an outer loop
     if not sure:
-        for name in _assigned_in(body) & state.keys():
-            state[name] = unknown()
+        run.forget()
     return True
 
 

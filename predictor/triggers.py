@@ -24,6 +24,7 @@ from predictor.data import DataModel, Mode, Pair, Refused, values_rows
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, known, truth, value
 from predictor.parse import parse
 from predictor.query import Source, resolved, select_rows
+from predictor.routines import no_data
 
 Changed = dict[str, int | None]
 """Table (lower case) -> rows the bodies changed or wrote there; None: some, how many is not known."""
@@ -159,10 +160,9 @@ class _Runner:
     def handler(self, n: nodes.DeclareHandler) -> None:
         """``DECLARE CONTINUE HANDLER FOR NOT FOUND stmt``: run when a SELECT ... INTO finds no row. A handler
         for errors would catch the body's SIGNAL: not followed."""
-        conditions = [str(c.this if isinstance(c, exp.Var | exp.Literal) else c).upper()
-                      for c in n.args.get("conditions") or []]
+        conditions = n.args.get("conditions") or []
         body = n.args.get("body")
-        if str(n.args.get("action")).upper() != "CONTINUE" or conditions != ["NOT FOUND"] \
+        if str(n.args.get("action")).upper() != "CONTINUE" or not conditions or not all(map(no_data, conditions)) \
                 or not isinstance(body, exp.Expression):
             raise _Inexact("a handler other than CONTINUE HANDLER FOR NOT FOUND")
         self.not_found = body
