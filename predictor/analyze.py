@@ -12,7 +12,7 @@ from functools import cached_property
 
 from sqlglot import exp
 
-from predictor import nodes
+from predictor import nodes, reserved
 from predictor.branches import Guard
 from predictor.catalog import Column, ForeignKey, Generated, Key, KeyKind, Table
 from predictor.codes import signal_code
@@ -135,8 +135,11 @@ class StatementInfo:
     changed_columns: tuple[tuple[str, Column | str], ...] = ()  # ALTER ... MODIFY / CHANGE (old name, new
     #   definition) and RENAME COLUMN (old name, new name)
     added_keys: tuple[Key, ...] = ()  # ALTER TABLE ... ADD PRIMARY KEY / UNIQUE / INDEX
+    moved_columns: tuple[tuple[str, str], ...] = ()  # ADD / MODIFY / CHANGE ... FIRST or AFTER: (column, the
+    #   column it now follows, "" for FIRST), in the ALTER's order
     drops_primary_key: bool = False
     unknown_reason: str | None = None
+    reserved_names: frozenset[str] = frozenset()  # unquoted names some server reserves (predictor/reserved.py)
     signal: int | None = None  # a body's SIGNAL: the error it raises (predictor/calls.py)
     leaves: int | None = None  # a body's LEAVE: the position of the unrolled loop it ends (predictor/calls.py)
     handler: int | None = None  # a body statement of the handler declared at this place among the body's
@@ -161,9 +164,30 @@ def analyze(sql: str) -> StatementInfo:
     if isinstance(tree, Unparsed):
         return StatementInfo(Kind.UNKNOWN, unknown_reason=tree.reason)
     try:
-        return analyze_tree(tree)  # type: ignore[arg-type]
+        info = analyze_tree(tree)  # type: ignore[arg-type]
     except Exception as e:  # a shape we did not expect: UNKNOWN, never a traceback
         return StatementInfo(Kind.UNKNOWN, unknown_reason=f"cannot analyse {type(tree).__name__}: {e}")
+    words = _reserved_names(tree)  # type: ignore[arg-type]
+    return replace(info, reserved_names=words) if words else info
+
+
+_NAMED = (exp.Table, exp.Column, exp.ColumnDef, exp.TableAlias, exp.Alias, exp.Schema)
+_NILADIC = frozenset({"CURRENT_ROLE", "CURRENT_USER", "CURRENT_DATE", "CURRENT_TIME", "CURRENT_TIMESTAMP",
+                      "LOCALTIME", "LOCALTIMESTAMP", "UTC_DATE", "UTC_TIME", "UTC_TIMESTAMP", "DEFAULT", "NULL",
+                      "TRUE", "FALSE", "MAXVALUE"})
+"""Words a column reference may be in valid SQL: functions without parentheses, DEFAULT, constants."""
+
+
+def _reserved_names(tree: exp.Expression) -> frozenset[str]:
+    """Unquoted table, column, alias and routine names (bodies included) that some profile reserves."""
+    out = set()
+    for ident in tree.find_all(exp.Identifier):
+        if ident.quoted or not isinstance(ident.parent, _NAMED):
+            continue
+        word = ident.name.upper()
+        if word in reserved.ANY and not (isinstance(ident.parent, exp.Column) and word in _NILADIC):
+            out.add(word)
+    return frozenset(out)
 
 
 def _name(node: exp.Expression | None) -> str:
@@ -658,8 +682,12 @@ def _alter(tree: exp.Alter) -> StatementInfo:
     dropped: list[str] = []
     changed: list[tuple[str, Column | str]] = []
     keys: list[Key] = []
+    moved: list[tuple[str, str]] = []
     drop_pk = False
     for a in tree.args.get("actions") or []:
+        where = _position(a.this if isinstance(a, exp.ModifyColumn) else a)
+        if where is not None:
+            moved.append(where)
         if isinstance(a, exp.ColumnDef):
             col, col_keys = _column_def(a)
             added.append(col)
@@ -681,8 +709,19 @@ def _alter(tree: exp.Alter) -> StatementInfo:
             changed.append((a.this.name, a.args["to"].name))
     return StatementInfo(Kind.ALTER_TABLE, targets=(_name(tree.this),), engine=engine,
                          added_columns=tuple(added), dropped_columns=tuple(dropped), added_keys=tuple(keys),
-                         changed_columns=tuple(changed),
+                         changed_columns=tuple(changed), moved_columns=tuple(moved),
                          drops_primary_key=drop_pk, extra=_deprecated_syntax(tree.args.get("actions") or ()))
+
+
+def _position(a: object) -> tuple[str, str] | None:
+    """(column, the column it follows or "" for FIRST) of a column definition placed by FIRST / AFTER."""
+    if not isinstance(a, exp.ColumnDef):
+        return None
+    pos = a.args.get("position")
+    if not isinstance(pos, exp.ColumnPosition):
+        return None
+    after = pos.this.name if str(pos.args.get("position") or "").upper() == "AFTER" and pos.this else ""
+    return a.name, after
 
 
 def _assignments(tree: exp.Set) -> StatementInfo:
@@ -725,8 +764,9 @@ def _assignments(tree: exp.Set) -> StatementInfo:
         else:
             text = value.sql() if isinstance(value, exp.Expression) else str(value)
         out.append(Assignment(scope, name, text))
+    limits = [n for n in (_limit_value(q) for q in tree.find_all(exp.Select)) if n is not None]
     return StatementInfo(Kind.SET, assignments=tuple(out), functions=tuple(funcs), sysvars=tuple(sysvars),
-                         reads=tuple(reads))
+                         reads=tuple(reads), limit=limits[0] if limits else None)
 
 
 def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:

@@ -312,10 +312,12 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
                 b.unsafe_noted = True  # in STATEMENT format the CALL reports them, 1592, logged or not (9.7)
         went_row = bool(sb.row_events) or any(x.rows for x in s.trx_cache[waiting:])  # written now, or at COMMIT
         if s.binlog_format == "MIXED" and (went_row or (sb.error is not None and sb.unsafe) or (
-                sub.kind in (Kind.SELECT, Kind.NOOP) and sub.reads and limited(sub, p.profile))):
+                sub.kind in (Kind.SELECT, Kind.NOOP, Kind.SET) and limited(sub, p.profile)
+                and (sub.reads or not p.profile.BODY_LIMIT_READS_TABLE))):
             # within one CALL, MIXED stays in row format once it switched (in a transaction the body opened
             # too: insurance_claims_app, sp_bind_policy); a SELECT ... LIMIT in the body (a
-            # cursor's too: NOOP, its DECLARE) is decided as unsafe too, though it logs nothing, and so is an
+            # cursor's too: NOOP, its DECLARE; and SET v = (SELECT ... LIMIT 1): set_limit.sql) is decided as
+            # unsafe too, though it logs nothing, and so is an
             # unsafe statement that failed (what an EXIT handler then writes is rows)
             # (procedure_locals.sql, cursor_loops.sql, handler_exit.sql)
             s.force_row = True

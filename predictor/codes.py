@@ -6,6 +6,7 @@ from sqlglot import exp
 
 from predictor import nodes
 
+ER_PARSE_ERROR = 1064
 ER_BAD_NULL = 1048
 ER_BAD_FIELD = 1054
 ER_DUP_ENTRY = 1062

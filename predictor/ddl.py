@@ -266,7 +266,11 @@ def handle_alter(p: Predictor, b: Builder, info: StatementInfo, s: SessionState)
         current[at] = replace(current[at], name=now) if isinstance(now, str) else now
         if current[at].name.lower() != was.lower():
             renames[was.lower()] = current[at].name.lower()
-    cols = tuple(c for c in current if c.name.lower() not in gone) + info.added_columns
+    cols = _placed(tuple(c for c in current if c.name.lower() not in gone) + info.added_columns,
+                   info.moved_columns)
+    if cols is None:
+        b.error = ER_BAD_FIELD  # AFTER a column the table does not have
+        return
     keys = tuple(replace(k, columns=tuple(renames.get(c.lower(), c) for c in k.columns)) for k in t.keys
                  if not (info.drops_primary_key and k.kind is KeyKind.PRIMARY)
                  and not any(c.lower() in gone for c in k.columns)) + info.added_keys
@@ -287,6 +291,22 @@ def handle_alter(p: Predictor, b: Builder, info: StatementInfo, s: SessionState)
         return
     p.catalog.put_table(new)
     log_direct(p, b, s)
+
+
+def _placed(cols: tuple[Column, ...], moves: tuple[tuple[str, str], ...]) -> tuple[Column, ...] | None:
+    """``cols`` with each FIRST / AFTER applied in order: row images list columns in table order."""
+    out = list(cols)
+    for name, after in moves:
+        at = next((i for i, c in enumerate(out) if c.name.lower() == name.lower()), None)
+        if at is None:
+            continue
+        col = out.pop(at)
+        anchor = 0 if not after else next((i + 1 for i, c in enumerate(out) if c.name.lower() == after.lower()),
+                                          None)
+        if anchor is None:
+            return None
+        out.insert(anchor, col)
+    return tuple(out)
 
 
 def handle_truncate(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:

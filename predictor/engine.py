@@ -14,7 +14,7 @@ from predictor.analyze import DML_KINDS, Kind, StatementInfo
 from predictor.binlog import Binlog, Builder, copy_record
 from predictor.calls import handle_call
 from predictor.catalog import Catalog, Table
-from predictor.codes import ER_SP_DOES_NOT_EXIST
+from predictor.codes import ER_PARSE_ERROR, ER_SP_DOES_NOT_EXIST
 from predictor.context import Context
 from predictor.data import PARSES_PER_ANALYSIS, DataModel
 from predictor.ddl import (
@@ -164,6 +164,9 @@ class Predictor:
         if info.kind is not Kind.SELECT:
             for name in info.user_vars:  # also when a memoised record is replayed
                 s.user_vars[name] = UNKNOWN
+        if info.reserved_names and not info.reserved_names.isdisjoint(self.profile.RESERVED_WORDS):
+            self._reserved(seq, session, sql, s)
+            return
         if self.cached:
             kind = info.kind
             if kind in DML_KINDS:
@@ -174,6 +177,13 @@ class Predictor:
                 self._step_quiet(seq, session, sql, info, s)
                 return
         self._step_full(seq, session, sql, info, s)
+
+    def _reserved(self, seq: int, session: str, sql: str, s: SessionState) -> None:
+        """A name the server reserves, unquoted: the statement does not parse there (1064), nothing runs."""
+        b = self.binlog.builders[seq] = Builder(seq, session, sql)
+        b.error = ER_PARSE_ERROR
+        if not s.trx_cache:
+            self.binlog.finalize(seq)
 
     def fail(self, seq: int, session: str, sql: str, error: Exception) -> None:
         """The predictor itself failed on statement ``seq`` (a bug, not bad input): the statement is UNKNOWN

@@ -12,6 +12,7 @@ from types import MappingProxyType
 from typing import ClassVar
 
 from predictor import engines as E
+from predictor import reserved
 from predictor.engines import Engine
 from predictor.exceptions import ProfileError
 
@@ -97,8 +98,14 @@ class Profile:
     })
     """Unsafe reasons this server knows (names as in binlog-rules.md §2)."""
 
+    RESERVED_WORDS: ClassVar[frozenset[str]] = reserved.MYSQL_97
+    """Unquoted names that fail with 1064 (predictor/reserved.py, measured on each server)."""
     LIMIT_ZERO_SAFE: ClassVar[bool] = False
     """MariaDB: a DML with a constant LIMIT <= 0 is not unsafe."""
+    BODY_LIMIT_READS_TABLE: ClassVar[bool] = False
+    """In MIXED, a procedure body's SELECT / SET with a LIMIT switches the rest of the CALL to rows; on MariaDB
+    only when it reads a table (``SET v = (SELECT 5 LIMIT 1)`` does not; MySQL 9.7: it does) —
+    fixtures/seeds/003_logging_rules/set_limit.sql."""
     UNSAFE_AND_STMT_ENGINE_ANY_FORMAT: ClassVar[bool] = False
     """MariaDB: 1663 for a statement-only engine and an unsafe statement in every binlog_format."""
     IODUP_TWO_KEYS_DEFERRED: ClassVar[bool] = False
@@ -274,6 +281,7 @@ class Profile:
 class MySQL80(Profile):
     NAME = "mysql-8.0"
     VERSION = (8, 0)
+    RESERVED_WORDS = reserved.MYSQL_80
     SET_BINLOG_FORMAT_WARNING = 1287
     SQL_MODE_MERGED_WARNING = 3135
     FK_CASCADES_LOGGED = True
@@ -286,12 +294,14 @@ class MySQL80(Profile):
 class MySQL84(MySQL80):
     NAME = "mysql-8.4"
     VERSION = (8, 4)
+    RESERVED_WORDS = reserved.MYSQL_84
     MINIMAL_AFTER_UNIQUE_KEYS = False
     """transaction_write_set_extraction is gone since 8.3: MINIMAL after images hold the written columns."""
 
 
 class MySQL97(MySQL84):
     NAME = "mysql-9.7"
+    RESERVED_WORDS = reserved.MYSQL_97
     FOREIGN_KEY_TABLES_LOCKED = True
     DEPRECATED_SYNTAX_WARNING = 1681
     MISSING_FUNCTIONS = frozenset({"MD5", "SHA"})
@@ -318,6 +328,7 @@ class MariaDB1011(Profile):
     NAME = "mariadb-10.11"
     FLAVOR = "mariadb"
     VERSION = (10, 11)
+    RESERVED_WORDS = reserved.MARIADB_1011
     MULTI_UPDATE_STMT_CACHE_WHEN = "unmatched"
     """Seen on 10.11.19 (fixtures/workloads/clinic_app.sql: no row matched); a matched but unchanged row keeps
     it in the transaction cache (fixtures/seeds/003_logging_rules/loops_subqueries_and_savepoints.sql)."""
@@ -338,6 +349,7 @@ class MariaDB1011(Profile):
     """Seen on 10.11: RAND()'s seed is logged for the statement, not for the stored code it runs; CURRENT_USER()
     is safe in a statement but unsafe in a trigger's body (fixtures/workloads/ledger_app.sql)."""
     LIMIT_ZERO_SAFE = True
+    BODY_LIMIT_READS_TABLE = True
     UNSAFE_AND_STMT_ENGINE_ANY_FORMAT = True
     IODUP_TWO_KEYS_DEFERRED = True
     TEMP_TABLES_NEVER_ROW = False
@@ -374,6 +386,7 @@ class MariaDB1011(Profile):
 class MariaDB118(MariaDB1011):
     NAME = "mariadb-11.8"
     VERSION = (11, 8)
+    RESERVED_WORDS = reserved.MARIADB_118
     MULTI_UPDATE_STMT_CACHE_WHEN = "unchanged"
     """Seen on 11.8: a matched row that keeps its values does not make the table transactional either
     (fixtures/seeds/003_logging_rules/loops_subqueries_and_savepoints.sql)."""

@@ -23,8 +23,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--out", type=Path, required=True, metavar="DIR", help="run directory to write")
     p.add_argument("--timeout", type=float, default=30.0,
                    help="seconds to wait for the replica to catch up (default 30)")
-    p.add_argument("--cache-stats", action="store_true",
-                   help="record Binlog_cache_use / Binlog_stmt_cache_use deltas per statement")
+    p.add_argument("--cache-stats", action=argparse.BooleanOptionalAction, default=True,
+                   help="record Binlog_cache_use / Binlog_stmt_cache_use deltas per statement (default: on; "
+                        "without them a one-statement group that ends with COMMIT is taken for the statement "
+                        "cache, which MySQL's InnoDB statements that matched no row are not)")
     add_var_options(p)
     p.set_defaults(func=main)
 
