@@ -149,7 +149,8 @@ def handle_create_select(p: Predictor, b: Builder, info: StatementInfo, s: Sessi
     if filled == DUPLICATE_FILL:
         b.error = 1062  # a duplicate key while filling: the table is dropped again, nothing is logged
         return
-    ctx = Context(b.seq, info, resolve(info, p.catalog, s), s, p.catalog, p.profile)
+    access = resolve(info, p.catalog, s, set_null_cascades=p.profile.FOREIGN_KEY_TABLES_LOCKED)
+    ctx = Context(b.seq, info, access, s, p.catalog, p.profile)
     b.unsafe = classify(ctx)
     ctx.unsafe = set(b.unsafe)
     fmt = s.binlog_format

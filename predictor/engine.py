@@ -352,7 +352,8 @@ class Predictor:
         return r.text if r is not None else None
 
     def context(self, seq: int, info: StatementInfo, s: SessionState) -> Context:
-        return Context(seq, info, resolve(info, self.catalog, s), s, self.catalog, self.profile)
+        access = resolve(info, self.catalog, s, set_null_cascades=self.profile.FOREIGN_KEY_TABLES_LOCKED)
+        return Context(seq, info, access, s, self.catalog, self.profile)
 
 
 def _uses(info: StatementInfo, names: frozenset[str]) -> bool:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
-from datetime import date, timedelta
+from datetime import date, datetime, time, timedelta
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal
 
 from sqlglot import exp
@@ -230,6 +230,63 @@ def _to_date(e: exp.Expression, ev: Eval) -> Value:
     return UNKNOWN if day is None else day.isoformat()
 
 
+def _stamp(v: Value) -> Value:
+    """A date or datetime literal as a DATETIME's text (``'2030-06-01'`` is ``'2030-06-01 00:00:00'``)."""
+    if not isinstance(v, str) or len(v) not in (10, 19):
+        return UNKNOWN
+    try:
+        return datetime.fromisoformat(v).strftime("%Y-%m-%d %H:%M:%S")
+    except ValueError:
+        return UNKNOWN
+
+
+_DAY_TYPES = (exp.DataType.Type.DATE,)
+_STAMP_TYPES = (exp.DataType.Type.DATETIME, exp.DataType.Type.TIMESTAMP)
+_WHOLE_TYPES = (exp.DataType.Type.BIGINT, exp.DataType.Type.UBIGINT)
+
+
+def _cast(e: exp.Expression, ev: Eval) -> Value:
+    """CAST(x AS DATE) (and ``DATE 'x'``), AS DATETIME, AS SIGNED / UNSIGNED of a whole number; other types
+    are not followed."""
+    to = e.args.get("to")
+    kind = to.this if isinstance(to, exp.DataType) else None
+    if kind in _DAY_TYPES:
+        return _to_date(e, ev)
+    if kind not in _STAMP_TYPES and kind not in _WHOLE_TYPES:
+        return UNKNOWN
+    v = ev(e.this)
+    if v is None or (isinstance(v, Moment) and kind in _STAMP_TYPES):
+        return v
+    if kind in _STAMP_TYPES:
+        return _stamp(v)
+    if isinstance(v, int) and not isinstance(v, bool) and (v >= 0 or kind is exp.DataType.Type.BIGINT):
+        return v
+    return UNKNOWN
+
+
+def _timestamp(e: exp.Expression, ev: Eval) -> Value:
+    """TIMESTAMP(d) and TIMESTAMP(d, t): a literal day (and time of day) as a DATETIME's text (sqlglot reads
+    the second argument as a zone)."""
+    v = ev(e.this)
+    extra = e.args.get("zone")
+    if v is None or (isinstance(v, Moment) and extra is None):
+        return v
+    stamp = _stamp(v)
+    if extra is None or not isinstance(stamp, str):
+        return stamp
+    t = ev(extra)
+    if t is None:
+        return None
+    try:
+        at = time.fromisoformat(t) if isinstance(t, str) else None
+    except ValueError:
+        at = None
+    if at is None:
+        return UNKNOWN
+    moment = datetime.fromisoformat(stamp) + timedelta(hours=at.hour, minutes=at.minute, seconds=at.second)
+    return moment.strftime("%Y-%m-%d %H:%M:%S")
+
+
 def _json_path(e: exp.Expression, ev: Eval) -> Value:
     """JSON_EXTRACT(doc, '$.a.b[0]') / doc->>'$.a' / JSON_VALUE of a document the model holds (a string
     written as a literal): the scalar at the path (a string, a number; NULL when the path is absent).
@@ -377,6 +434,7 @@ _FUNCTIONS: dict[type[exp.Expression], Callable[[exp.Expression, Eval], Value]] 
     exp.LastDay: _last_day, exp.Round: _round, exp.Ceil: _whole, exp.Floor: _whole, exp.Abs: _whole,
     exp.Greatest: _extreme, exp.Least: _extreme,
     exp.DateDiff: _datediff, exp.Year: _date_part, exp.Month: _date_part, exp.Day: _date_part,
-    exp.TsOrDsToDate: _to_date, exp.JSONExtract: _json_path, exp.JSONExtractScalar: _json_path,
+    exp.TsOrDsToDate: _to_date, exp.Cast: _cast, exp.Timestamp: _timestamp,
+    exp.JSONExtract: _json_path, exp.JSONExtractScalar: _json_path,
     exp.JSONValue: _json_path, exp.MD5: _digest, exp.SHA: _digest, exp.SHA2: _digest,
 }

@@ -22,6 +22,7 @@ class Use:
     top: bool  # written by the statement itself, not a trigger or function
     idle: bool = False  # a trigger's statement in a branch no row takes: locked, never written (branches.py)
     guarded: bool = False  # a sub-statement under an IF (or a loop): it may not run
+    cascaded: bool = False  # a trigger of a child row a foreign key's cascade changes would write it (idle)
 
 
 @dataclass
@@ -35,6 +36,7 @@ class Access:
     sub_autoinc_write: bool = False
     body_select: bool = False  # a trigger or function body reads a table it does not write (predictor/unsafe.py)
     stored_functions: list[str] = field(default_factory=list)
+    set_null_cascades: bool = False  # ON DELETE SET NULL opens the child's UPDATE triggers (MySQL)
 
     def tables(self) -> list[Table]:
         seen: dict[str, Table] = {}
@@ -74,8 +76,9 @@ def lookup(name: str, catalog: Catalog, session: SessionState) -> Table | None:
     return t if t is not None else catalog.tables.get(low)
 
 
-def resolve(info: StatementInfo, catalog: Catalog, session: SessionState, depth: int = 0) -> Access:
-    acc = Access()
+def resolve(info: StatementInfo, catalog: Catalog, session: SessionState, depth: int = 0,
+            set_null_cascades: bool = False) -> Access:
+    acc = Access(set_null_cascades=set_null_cascades)
     _resolve_into(acc, info, catalog, session, top=True, depth=depth)
     return acc
 
@@ -119,9 +122,34 @@ def _resolve_write(acc: Access, w: Write, info: StatementInfo, catalog: Catalog,
                 _resolve_into(acc, s, catalog, session, top=False, depth=depth + 1)
                 if unchanged and s.guards and trig.event == "UPDATE" and never_taken(s.guards, unchanged):
                     # never run, yet its tables are locked with the statement's (unsafe rules, decide)
-                    acc.writes[n:] = [replace(u, idle=True) for u in acc.writes[n:]]
+                    acc.writes[n:] = [replace(u, idle=True, cascaded=True) for u in acc.writes[n:]]
                 elif s.guards or s.loops:
                     acc.writes[n:] = [replace(u, guarded=True) for u in acc.writes[n:]]
+    if depth < 8 and ("DELETE" in events or w.op is Op.UPDATE):
+        _cascade_triggers(acc, t, "UPDATE" if w.op is Op.UPDATE else "DELETE", catalog, session, depth)
+
+
+def _cascade_triggers(acc: Access, t: Table, event: str, catalog: Catalog, session: SessionState,
+                      depth: int) -> None:
+    """The triggers of the child rows a foreign key's cascade changes. InnoDB runs none of them, yet the server
+    opens them with the statement: what they would write is locked, never written (idle), and their unsafe
+    reasons are the statement's (fixtures/seeds/003_logging_rules/fk_cascade_unsafe.sql)."""
+    for child, fk in catalog.children(t.name):
+        action = (fk.on_update if event == "UPDATE" else fk.on_delete).upper()
+        if action == "CASCADE":
+            fired = event
+        elif action == "SET NULL" and (event == "UPDATE" or acc.set_null_cascades):
+            fired = "UPDATE"
+        else:
+            continue
+        for trig in child.triggers:
+            if trig.event != fired:
+                continue
+            for s in trig.body:
+                n = len(acc.writes)
+                acc.sub_statements.append(s)
+                _resolve_into(acc, s, catalog, session, top=False, depth=depth + 1)
+                acc.writes[n:] = [replace(u, idle=True, cascaded=True) for u in acc.writes[n:]]
 
 
 def with_trigger_columns(t: Table, w: Write) -> tuple[str, ...] | None:

@@ -611,10 +611,10 @@ def _checked_unfollowed(p: Predictor, sql: str, info: StatementInfo, s: SessionS
                         prior: object) -> Outcome:
     """An INSERT into a table whose rows are not followed: the values it gives still meet the table's CHECK
     constraints or not (and its JSON columns take them or not), whatever the rows already there. Only for
-    tables with such constraints (the hot path of big workloads stays as it was), and no BEFORE INSERT
-    trigger (it may change the values)."""
+    tables with such constraints, or a NULL in the text (the hot path of big workloads stays as it was), and
+    no BEFORE INSERT trigger (it may change the values)."""
     t = lookup(info.writes[0].table, p.catalog, s)
-    if t is None or not t.checks_values:
+    if t is None or not (t.checks_values or "NULL" in sql or "null" in sql):
         return out
     got = _inserted(p, sql, info, s, t)
     if got is None or got[1] is Mode.IGNORE:

@@ -105,7 +105,10 @@ def write_autoinc_select(ctx: Context) -> bool:
     reads a table that body does not write (fixtures/seeds/003_logging_rules/unsafe_24_write_autoinc_select.sql)."""
     if ctx.info.kind not in (*_INSERTS, Kind.UPDATE, Kind.DELETE):
         return False
-    if not any(u.table.auto_increment is not None for u in ctx.access.writes):
+    updated = _cascade_targets(ctx, updated_only=True) if ctx.profile.FOREIGN_KEY_TABLES_LOCKED else []
+    if updated and any(t.auto_increment is not None for t in updated + [u.table for u in ctx.access.writes]):
+        return True  # a child row the cascade updates has its own foreign keys checked: the parents are read
+    if not any(u.table.auto_increment is not None for u in ctx.access.writes if not u.cascaded):
         return False
     # a table read-locked only: one a trigger or function also writes is write-locked (seen on MariaDB 10.11)
     targets = {t.name.lower() for t in _top_targets(ctx)}
@@ -131,13 +134,19 @@ def _foreign_key_reads(ctx: Context) -> bool:
     return False
 
 
-def _cascade_targets(ctx: Context) -> list[Table]:
-    """The tables an ON DELETE CASCADE / SET NULL of a DELETE or REPLACE may write (MySQL 9.7 opens them with
-    the statement, as it does a trigger's)."""
-    if ctx.info.kind not in (Kind.DELETE, Kind.REPLACE):
+_CASCADING = ("CASCADE", "SET NULL")
+
+
+def _cascade_targets(ctx: Context, updated_only: bool = False) -> list[Table]:
+    """The tables an ON DELETE CASCADE / SET NULL of a DELETE or REPLACE, or an ON UPDATE CASCADE / SET NULL
+    of an UPDATE, may write (MySQL 9.7 opens them with the statement, as it does a trigger's; fk_cascade_unsafe.sql).
+    ``updated_only``: those whose rows it updates (not deletes)."""
+    kind = ctx.info.kind
+    if kind not in (Kind.DELETE, Kind.REPLACE, Kind.UPDATE):
         return []
+    actions = ("SET NULL",) if updated_only and kind is not Kind.UPDATE else _CASCADING
     return [child for t in _top_targets(ctx) for child, fk in ctx.catalog.children(t.name)
-            if fk.on_delete.upper() in ("CASCADE", "SET NULL")]
+            if (fk.on_update if kind is Kind.UPDATE else fk.on_delete).upper() in actions]
 
 
 def create_select_autoinc(ctx: Context) -> bool:
