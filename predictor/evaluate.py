@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import operator
+import re
 from collections.abc import Callable, Sequence
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
@@ -279,6 +280,9 @@ def value(e: exp.Expression, row: Row, values: Row | None = None) -> Value:
         low = exp.GTE(this=e.this, expression=e.args["low"])
         high = exp.LTE(this=e.this, expression=e.args["high"])
         return _connective(exp.And(this=low, expression=high), row, values)
+    if isinstance(e, exp.Like):
+        v = _like(value(e.this, row, values), value(e.expression, row, values))
+        return 1 - v if v is not None and e.args.get("negate") else v
     if isinstance(e, exp.Is) and isinstance(e.expression, exp.Null):
         v = value(e.this, row, values)
         if v is UNKNOWN:
@@ -290,6 +294,21 @@ def value(e: exp.Expression, row: Row, values: Row | None = None) -> Value:
         if isinstance(e, exp.Func):
             return UNKNOWN  # NOW(), RAND(), UUID(), CONCAT(a, b): a value, just not one we know
         raise
+
+
+def _like(a: Value, pattern: Value) -> int | None:
+    """``a LIKE pattern`` under a case-insensitive collation (strings are held case-folded); ``\\`` escapes.
+    Trailing spaces count in LIKE, and values are held right-trimmed: a pattern ending in one is not decided."""
+    if a is UNKNOWN or pattern is UNKNOWN:
+        raise CannotEvaluate("LIKE on an unknown value")
+    if a is None or pattern is None:
+        return None
+    if isinstance(a, bool) or not isinstance(a, str | int) or not isinstance(pattern, str) or pattern.endswith(" "):
+        raise CannotEvaluate("LIKE not decided")
+    out, chars = [], iter(pattern.casefold())
+    for c in chars:
+        out.append(".*" if c == "%" else "." if c == "_" else re.escape(next(chars, "\\") if c == "\\" else c))
+    return int(re.fullmatch("".join(out), str(a).casefold(), re.S) is not None)
 
 
 def _quotient(a: Value, b: Value) -> Value:
