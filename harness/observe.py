@@ -99,6 +99,7 @@ class _Attribution:
         self.trigger_tables: set[str] = set()
         self.analyze = Analyzer()
         self._row_kinds: dict[int, frozenset[RowsKind] | None] = {}
+        self._undone: dict[tuple[str, int], bool] = {}
         for s in self.sessions.values():
             for _, st in s.items:
                 if st.object is not None and st.object[0] == "function":
@@ -108,6 +109,33 @@ class _Attribution:
                     if info.kind is Kind.CREATE_TRIGGER and info.targets:
                         self.trigger_tables.add(info.targets[0].split(".")[-1].casefold())
 
+    def undone(self, s: _Session, k: int) -> bool:
+        """Whether statement ``k`` ran between a SAVEPOINT and a ROLLBACK TO it in one transaction: what it
+        wrote was taken back out of the transaction cache (in a group that holds no ROLLBACK TO event)."""
+        got = self._undone.get((s.name, k))
+        if got is None:
+            got = self._undone[(s.name, k)] = self._find_undone(s, k)
+        return got
+
+    def _find_undone(self, s: _Session, k: int) -> bool:
+        saved: set[str] = set()
+        for i in range(k - 1, -1, -1):
+            info = self.analyze(s.items[i][1].sql)
+            if info.kind in _TRX_BOUNDARIES:
+                break
+            if info.kind is Kind.SAVEPOINT and info.savepoint and s.items[i][0].error is None:
+                saved.add(info.savepoint.casefold())
+        if not saved:
+            return False
+        for j in range(k + 1, len(s.items)):
+            info = self.analyze(s.items[j][1].sql)
+            if info.kind in _TRX_BOUNDARIES:
+                return False
+            if info.kind is Kind.ROLLBACK_TO and (info.savepoint or "").casefold() in saved \
+                    and s.items[j][0].error is None:
+                return True
+        return False
+
     def invoker(self, st: Statement) -> bool:
         """Runs stored code: a CALL, a call of a workload function, a DML on a table with a trigger."""
         if st.is_call or st.calls & self.functions:
@@ -115,7 +143,7 @@ class _Attribution:
         return st.may_write and st.first[:1] != ("create",) and bool(st.words & self.trigger_tables)
 
     def fallback(self, s: _Session, start: int, pointer: int | None, text: str | None,
-                 stop: int | None = None) -> int | None:
+                 stop: int | None = None, kept: bool = True) -> int | None:
         """The statement executing when a unit whose text matches no statement was written.
 
         Stored code logs its own statements (a CALL's body, one by one, with NAME_CONST for locals) and a
@@ -123,6 +151,8 @@ class _Attribution:
         invoking statement, the current one (``pointer``, the last matched in the group) if it is a CALL,
         else the next invoker from the frontier, else the current one if it invokes anything. A text the
         candidate already got from stored code means a later invocation: the next candidate takes it.
+        ``kept`` False: the group holds no ROLLBACK TO event, so a statement a ROLLBACK TO SAVEPOINT undid
+        wrote nothing in it (a CALL that failed, then the retried CALL: airline_booking_app).
         """
         order: list[int] = []
         if pointer is not None and s.items[pointer][1].is_call:
@@ -135,6 +165,8 @@ class _Attribution:
                   if self.invoker(s.items[k][1]) and k not in order]
         if pointer is not None and not order and self.invoker(s.items[pointer][1]):
             order.append(pointer)
+        if not kept:
+            order = [k for k in order if not self.undone(s, k)]
         if not order:
             return None
         key = template(text) if text is not None else None
@@ -195,7 +227,7 @@ class _Attribution:
 
     def _best(self, s: _Session, start: int, u: Unit, prev: Unit | None, prev_seq: int | None,
               in_group: frozenset[int] = frozenset(), stop: int | None = None,
-              given: frozenset[tuple[int, str]] = frozenset()) -> tuple[float, int] | None:
+              given: frozenset[tuple[int, str]] = frozenset(), kept: bool = True) -> tuple[float, int] | None:
         best: tuple[float, int] | None = None
         if stop is not None and u.text is not None and start <= stop - 1:
             # the statement running when the group was written, if the text is exactly its own and it has
@@ -207,7 +239,7 @@ class _Attribution:
         for k in range(start, len(s.items) if stop is None else stop):
             ex, st = s.items[k]
             sc = self._score(u, st, prev, prev_seq, ex.seq)
-            if sc <= 0:
+            if sc <= 0 or (not kept and self.undone(s, k)):
                 continue
             # prefer a statement not yet seen (repeated identical texts); rows without text only avoid
             # statements already given units of this group (a multi-table UPDATE's T rows come at COMMIT,
@@ -260,6 +292,7 @@ class _Attribution:
         prev_seq: int | None = None
         matched_idx: list[int] = []
         given: set[tuple[int, str]] = set()  # (seq, text) of the units given so far in this group
+        kept = any(u.text is not None and starts_with(u.text, "rollback") for u in g.units)
         stored_idx: set[int] = set()  # CALLs given body units (an autocommit CALL writes more groups)
         for u in g.units:
             if session is None:
@@ -285,8 +318,8 @@ class _Attribution:
             else:
                 start = self._start(session, kind) if pointer is None else pointer
                 in_group = frozenset(session.items[k][0].seq for k in matched_idx)
-                r = self._best(session, start, u, prev, prev_seq, in_group, stop, frozenset(given))
-                fk = self.fallback(session, start, pointer, u.text, stop) if r is None else r[1]
+                r = self._best(session, start, u, prev, prev_seq, in_group, stop, frozenset(given), kept)
+                fk = self.fallback(session, start, pointer, u.text, stop, kept) if r is None else r[1]
                 if fk is None:
                     out[id(u)] = None
                     prev, prev_seq = u, None

@@ -81,7 +81,7 @@ def with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState
                 _give_back_auto_increment(p, info, s, saved)
             s.last_insert_id = prior
             s.rows_changed = None
-            return _failed(out, sig.code, p.profile.ROUTINE_ERROR_NOTE if sig.raised_in_body else None)
+            return _failed(out, _code(p, sig.code), p.profile.ROUTINE_ERROR_NOTE if sig.raised_in_body else None)
         fresh.note_writes(p, info, s)  # a table its rows stopped being followed in, or one that was not
     if fired and all(c is not None for c in fired.values()) and all(
             w.table.lower() in fired or not _has_triggers(p, w.table, s) for w in info.writes):
