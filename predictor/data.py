@@ -296,7 +296,8 @@ class DataModel:
 
         ``commit`` False: a statement stopped by a duplicate is undone (transactional tables); True: the
         rows before the duplicate stay. None when the outcome cannot be evaluated (``t`` is then no longer
-        tracked). ``pairs`` (INSERT and INSERT IGNORE) gets (None, row) per row written, for its triggers.
+        tracked). ``pairs`` (INSERT, INSERT IGNORE, ON DUPLICATE KEY UPDATE) gets (None, row) per row written
+        and (old, new) per row an ON DUPLICATE KEY UPDATE updated, for its triggers.
         ``replace_deletes``: REPLACE deletes the row it clashes with, never updates it in place.
         """
         d = self.tracked(t)
@@ -317,11 +318,14 @@ class DataModel:
                 del d.rows[n0:]  # next_auto stays: InnoDB does not give back auto-increment values
             return out
         work = d.copy()
+        trace: list[Pair] | None = [] if pairs is not None and mode is Mode.UPSERT else None
         try:
-            out = _write(t, work, rows, mode, assignments, replace_deletes)
+            out = _write(t, work, rows, mode, assignments, replace_deletes, trace)
         except CannotEvaluate:
             d.tracked = False
             return None
+        if pairs is not None and trace is not None:
+            pairs.extend(trace)
         if out.dup_at is None or commit:
             self.tables[t.ident] = work
         elif t.auto_increment is not None:
@@ -698,7 +702,8 @@ def _generate(t: Table, row: Row) -> None:
 
 
 def _write(t: Table, d: TableData, rows: Sequence[Row], mode: Mode,
-           assignments: Sequence[tuple[str, exp.Expression]], replace_deletes: bool) -> WriteOutcome:
+           assignments: Sequence[tuple[str, exp.Expression]], replace_deletes: bool,
+           trace: list[Pair] | None = None) -> WriteOutcome:
     written = updated = deleted = ignored = 0
     first_id: int | None = None
     removed: tuple[Row, ...] = ()
@@ -709,6 +714,8 @@ def _write(t: Table, d: TableData, rows: Sequence[Row], mode: Mode,
         if hit is None:
             d.add(row)
             written += 1
+            if trace is not None:
+                trace.append((None, row))
             if first_id is None and d.auto is not None and given.get(d.auto) in (None, 0):
                 generated = row[d.auto]
                 first_id = generated if isinstance(generated, int) else None
@@ -734,6 +741,8 @@ def _write(t: Table, d: TableData, rows: Sequence[Row], mode: Mode,
             if _differs(old, new, [col.lower() for col, _ in assignments]):
                 updated += 1
             d.rows[pos] = new
+            if trace is not None:
+                trace.append((old, new))  # its UPDATE triggers run, changed or not (both servers)
             continue
         # REPLACE: the last unique key is updated in place (no DELETE trigger); any other key is deleted
         while hit is not None:
@@ -770,13 +779,8 @@ def _assigned(e: exp.Expression, old: Row, new: Row, own: str) -> Value:
         return new.get(e.name.lower(), UNKNOWN)
     if isinstance(e, exp.Anonymous) and e.name.upper() == "VALUES" and len(e.expressions) == 1:
         return new.get(e.expressions[0].name.lower(), UNKNOWN)
-    if isinstance(e, (exp.Add, exp.Sub, exp.Mul, exp.Paren)):
-        try:
-            return value(e.transform(lambda x: _inline(x, old, new, own)), old)
-        except CannotEvaluate:
-            return UNKNOWN
-    try:
-        return value(e, old)
+    try:  # VALUES(c) anywhere in it (IF(status = 'x', status, VALUES(status))) is the new row's
+        return value(e.transform(lambda x: _inline(x, old, new, own)), old, new)
     except CannotEvaluate:
         return UNKNOWN
 

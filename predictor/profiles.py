@@ -108,6 +108,9 @@ class Profile:
     fixtures/seeds/003_logging_rules/set_limit.sql."""
     UNSAFE_AND_STMT_ENGINE_ANY_FORMAT: ClassVar[bool] = False
     """MariaDB: 1663 for a statement-only engine and an unsafe statement in every binlog_format."""
+    UPSERT_KEPT_ROW_FIRES_UPDATE: ClassVar[bool] = True
+    """ON DUPLICATE KEY UPDATE that leaves a row as it was still runs its AFTER UPDATE triggers (MySQL 9.7,
+    MariaDB 10.11; not 11.8) — fixtures/seeds/003_logging_rules/odku_triggers.sql."""
     IODUP_TWO_KEYS_DEFERRED: ClassVar[bool] = False
     """MariaDB: INSERT..ON DUPLICATE KEY UPDATE on >1 unique key is decided in reconsider_logging_format."""
     TEMP_TABLES_NEVER_ROW: ClassVar[bool] = True
@@ -387,6 +390,7 @@ class MariaDB118(MariaDB1011):
     NAME = "mariadb-11.8"
     VERSION = (11, 8)
     RESERVED_WORDS = reserved.MARIADB_118
+    UPSERT_KEPT_ROW_FIRES_UPDATE = False
     MULTI_UPDATE_STMT_CACHE_WHEN = "unchanged"
     """Seen on 11.8: a matched row that keeps its values does not make the table transactional either
     (fixtures/seeds/003_logging_rules/loops_subqueries_and_savepoints.sql)."""

@@ -245,6 +245,28 @@ def _fire(p: Predictor, s: SessionState, info: StatementInfo, t: Table, event: s
                                          lambda x: p.journal(s, x), lambda body: bind(body, s), dup_fails, used)
 
 
+def _fire_upsert(p: Predictor, s: SessionState, info: StatementInfo, t: Table, pairs: list[Pair] | None,
+                 fired: dict[str, Changed | None]) -> None:
+    """ON DUPLICATE KEY UPDATE: row by row, the INSERT triggers of a row written, the UPDATE triggers of a row
+    it updated (changed or not, but on MariaDB 11.8 changed: odku_triggers.sql)."""
+    if pairs is None:
+        return
+    total: Changed | None = {w.table.lower(): 0 for tr in t.triggers if tr.event.upper() in ("INSERT", "UPDATE")
+                              for body in tr.body for w in body.writes}
+    for pair in pairs:
+        if pair[0] is not None and pair[0] == pair[1] and not p.profile.UPSERT_KEPT_ROW_FIRES_UPDATE:
+            continue
+        _fire(p, s, info, t, "INSERT" if pair[0] is None else "UPDATE", [pair], fired)
+        got = fired.pop(t.name.lower(), {})
+        if got is None or total is None:
+            total = None
+        else:
+            for k, n in got.items():
+                triggers.count(total, k, n)
+    if any(tr.event.upper() in ("INSERT", "UPDATE") for tr in t.triggers):
+        fired[t.name.lower()] = total
+
+
 def _idle_triggers(info: StatementInfo, out: Outcome, fired: dict[str, Changed | None]) -> Outcome:
     """Row format: a table the statement's triggers changed no row of has no row events."""
     if not out.row_format:
@@ -514,7 +536,7 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
     if mode is Mode.INSERT and _checks_foreign_keys(p, t, s) and missing_parent(p.data, p.catalog, t, rows):
         s.last_insert_id = prior
         return _failed(out, ER_NO_REFERENCED_ROW)
-    pairs: list[Pair] | None = [] if t.triggers and mode in (Mode.INSERT, Mode.IGNORE) else None
+    pairs: list[Pair] | None = [] if t.triggers and mode in (Mode.INSERT, Mode.IGNORE, Mode.UPSERT) else None
     checked = (mode is Mode.REPLACE and p.profile.REPLACE_DELETE_CHECKS_CHILDREN and p.catalog.children(t.name)
                and _checks_foreign_keys(p, t, s))
     before = p.data.tables[t.ident].copy() if checked else None
@@ -526,7 +548,9 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
         deletes = any(tr.event.upper() == "DELETE" for tr in t.triggers) or bool(p.catalog.children(t.name))
         res = p.data.write(t, rows, mode, commit=not trans, assignments=assignments, replace_deletes=deletes,
                            pairs=pairs)
-        if res is not None and res.dup_at is None:
+        if res is not None and res.dup_at is None and mode is Mode.UPSERT:
+            _fire_upsert(p, s, info, t, pairs, fired)
+        elif res is not None and res.dup_at is None:
             _fire(p, s, info, t, "INSERT", pairs, fired, mode is Mode.INSERT)
     if res is None:
         return out
