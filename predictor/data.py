@@ -786,8 +786,9 @@ def _assigned(e: exp.Expression, old: Row, new: Row, own: str) -> Value:
 
 
 def _inline(x: exp.Expression, old: Row, new: Row, own: str) -> exp.Expression:
-    if isinstance(x, (exp.Column, exp.Anonymous)) and not (isinstance(x, exp.Column) and
-                                                           (not x.table or x.table.lower() == own)):
+    """The new row's ``alias.c`` and ``VALUES(c)`` as literals (other functions are left to ``value``)."""
+    values = isinstance(x, exp.Anonymous) and x.name.upper() == "VALUES" and len(x.expressions) == 1
+    if values or (isinstance(x, exp.Column) and x.table and x.table.lower() != own):
         v = _assigned(x, old, new, own)
         if isinstance(v, int | Decimal):
             return exp.Literal.number(str(v) if isinstance(v, Decimal) else v)
