@@ -292,7 +292,10 @@ class _Attribution:
         prev_seq: int | None = None
         matched_idx: list[int] = []
         given: set[tuple[int, str]] = set()  # (seq, text) of the units given so far in this group
-        kept = any(u.text is not None and starts_with(u.text, "rollback") for u in g.units)
+        # an XID-ended group without a ROLLBACK TO: what a ROLLBACK TO SAVEPOINT undid was cut out of it (a
+        # statement-cache group, or one that logs the ROLLBACK TO, keeps every statement's events)
+        kept = kind is not GroupKind.TRX or any(u.text is not None and starts_with(u.text, "rollback")
+                                                 for u in g.units)
         stored_idx: set[int] = set()  # CALLs given body units (an autocommit CALL writes more groups)
         for u in g.units:
             if session is None:
