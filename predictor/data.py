@@ -32,7 +32,7 @@ from predictor.values import Recased
 Pair = tuple[Row | None, Row | None]
 """One row a statement wrote, as its triggers see it: (OLD, NEW), None where the event has no such row."""
 
-MAX_TRACKED = 1000
+MAX_TRACKED = 400
 PARSE_BUDGET = 150
 """Statements the model may parse (beyond plain INSERT ... VALUES, read without a parse) in one workload, to
 start with; each statement unlike the ones before (its analysis is new: literals aside) adds
