@@ -315,11 +315,10 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
                 sub.kind in (Kind.SELECT, Kind.NOOP, Kind.SET) and limited(sub, p.profile)
                 and (sub.reads or not p.profile.BODY_LIMIT_READS_TABLE))):
             # within one CALL, MIXED stays in row format once it switched (in a transaction the body opened
-            # too: insurance_claims_app, sp_bind_policy); a SELECT ... LIMIT in the body (a
-            # cursor's too: NOOP, its DECLARE; and SET v = (SELECT ... LIMIT 1): set_limit.sql) is decided as
-            # unsafe too, though it logs nothing, and so is an
-            # unsafe statement that failed (what an EXIT handler then writes is rows)
-            # (procedure_locals.sql, cursor_loops.sql, handler_exit.sql)
+            # too: insurance_claims_app, sp_bind_policy); a SELECT ... LIMIT in the body (a cursor's too:
+            # NOOP, its DECLARE; and SET v = (SELECT ... LIMIT 1): set_limit.sql) is decided as unsafe
+            # though it logs nothing, and so is an unsafe statement that failed (what an EXIT handler then
+            # writes is rows) (procedure_locals.sql, cursor_loops.sql, handler_exit.sql)
             s.force_row = True
         if p.profile.ROUTINE_LAST_WARNINGS:
             b.warnings &= {ER_UNSAFE_STATEMENT}  # the statement before's warnings are cleared
