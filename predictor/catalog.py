@@ -73,6 +73,12 @@ class ForeignKey:
     columns: tuple[str, ...] = ()  # the child's columns, lower case
     parent_columns: tuple[str, ...] = ()  # the parent's, lower case
 
+    def child_event(self, event: str) -> str | None:
+        """What a parent's UPDATE / DELETE does to the referencing rows: "UPDATE" (CASCADE of an update, SET
+        NULL), "DELETE" (CASCADE of a delete), or None (RESTRICT, NO ACTION: the rows are only checked)."""
+        action = (self.on_update if event == "UPDATE" else self.on_delete).upper()
+        return event if action == "CASCADE" else "UPDATE" if action == "SET NULL" else None
+
 
 @dataclass(frozen=True)
 class Trigger:

@@ -135,13 +135,9 @@ def _cascade_triggers(acc: Access, t: Table, event: str, catalog: Catalog, sessi
     opens them with the statement: what they would write is locked, never written (idle), and their unsafe
     reasons are the statement's (fixtures/seeds/003_logging_rules/fk_cascade_unsafe.sql)."""
     for child, fk in catalog.children(t.name):
-        action = (fk.on_update if event == "UPDATE" else fk.on_delete).upper()
-        if action == "CASCADE":
-            fired = event
-        elif action == "SET NULL" and (event == "UPDATE" or acc.set_null_cascades):
-            fired = "UPDATE"
-        else:
-            continue
+        fired = fk.child_event(event)
+        if fired is None or (fired != event and not acc.set_null_cascades):
+            continue  # ON DELETE SET NULL: MySQL only
         for trig in child.triggers:
             if trig.event != fired:
                 continue

@@ -134,19 +134,16 @@ def _foreign_key_reads(ctx: Context) -> bool:
     return False
 
 
-_CASCADING = ("CASCADE", "SET NULL")
-
-
 def _cascade_targets(ctx: Context, updated_only: bool = False) -> list[Table]:
     """The tables an ON DELETE CASCADE / SET NULL of a DELETE or REPLACE, or an ON UPDATE CASCADE / SET NULL
-    of an UPDATE, may write (MySQL 9.7 opens them with the statement, as it does a trigger's; fk_cascade_unsafe.sql).
-    ``updated_only``: those whose rows it updates (not deletes)."""
+    of an UPDATE, may write (MySQL 9.7 opens them with the statement, as it does a trigger's;
+    fk_cascade_unsafe.sql). ``updated_only``: those whose rows it updates (not deletes)."""
     kind = ctx.info.kind
     if kind not in (Kind.DELETE, Kind.REPLACE, Kind.UPDATE):
         return []
-    actions = ("SET NULL",) if updated_only and kind is not Kind.UPDATE else _CASCADING
+    event = "UPDATE" if kind is Kind.UPDATE else "DELETE"
     return [child for t in _top_targets(ctx) for child, fk in ctx.catalog.children(t.name)
-            if (fk.on_update if kind is Kind.UPDATE else fk.on_delete).upper() in actions]
+            if (got := fk.child_event(event)) is not None and (got == "UPDATE" or not updated_only)]
 
 
 def create_select_autoinc(ctx: Context) -> bool:
