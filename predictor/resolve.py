@@ -23,6 +23,7 @@ class Use:
     idle: bool = False  # a trigger's statement in a branch no row takes: locked, never written (branches.py)
     guarded: bool = False  # a sub-statement under an IF (or a loop): it may not run
     cascaded: bool = False  # a trigger of a child row a foreign key's cascade changes would write it (idle)
+    event: str = ""  # the statement's trigger event that writes it (an upsert runs INSERT and UPDATE triggers)
 
 
 @dataclass
@@ -120,6 +121,8 @@ def _resolve_write(acc: Access, w: Write, info: StatementInfo, catalog: Catalog,
                 n = len(acc.writes)
                 acc.sub_statements.append(s)
                 _resolve_into(acc, s, catalog, session, top=False, depth=depth + 1)
+                if top:
+                    acc.writes[n:] = [replace(u, event=trig.event.upper()) for u in acc.writes[n:]]
                 if unchanged and s.guards and trig.event == "UPDATE" and never_taken(s.guards, unchanged):
                     # never run, yet its tables are locked with the statement's (unsafe rules, decide)
                     acc.writes[n:] = [replace(u, idle=True, cascaded=True) for u in acc.writes[n:]]

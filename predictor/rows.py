@@ -246,17 +246,22 @@ def _fire(p: Predictor, s: SessionState, info: StatementInfo, t: Table, event: s
 
 
 def _fire_upsert(p: Predictor, s: SessionState, info: StatementInfo, t: Table, pairs: list[Pair] | None,
-                 fired: dict[str, Changed | None]) -> None:
+                 fired: dict[str, Changed | None]) -> list[str] | None:
     """ON DUPLICATE KEY UPDATE: row by row, the INSERT triggers of a row written, the UPDATE triggers of a row
-    it updated (changed or not, but on MariaDB 11.8 changed: odku_triggers.sql)."""
+    it updated (changed or not, but on MariaDB 11.8 changed: odku_triggers.sql). Returns the trigger events
+    run, first run first."""
     if pairs is None:
-        return
+        return None
+    order: list[str] = []
     total: Changed | None = {w.table.lower(): 0 for tr in t.triggers if tr.event.upper() in ("INSERT", "UPDATE")
                               for body in tr.body for w in body.writes}
     for pair in pairs:
         if pair[0] is not None and pair[0] == pair[1] and not p.profile.UPSERT_KEPT_ROW_FIRES_UPDATE:
             continue
-        _fire(p, s, info, t, "INSERT" if pair[0] is None else "UPDATE", [pair], fired)
+        event = "INSERT" if pair[0] is None else "UPDATE"
+        if event not in order:
+            order.append(event)
+        _fire(p, s, info, t, event, [pair], fired)
         got = fired.pop(t.name.lower(), {})
         if got is None or total is None:
             total = None
@@ -265,6 +270,20 @@ def _fire_upsert(p: Predictor, s: SessionState, info: StatementInfo, t: Table, p
                 triggers.count(total, k, n)
     if any(tr.event.upper() in ("INSERT", "UPDATE") for tr in t.triggers):
         fired[t.name.lower()] = total
+    return order
+
+
+def _in_firing_order(out: Outcome, order: list[str]) -> Outcome:
+    """An upsert's trigger rows as its triggers ran: those of an event no row fired dropped, the rest in the
+    order their events first fired. Rows of one table with other columns go to another event, and the
+    statement's record keeps the first (a MINIMAL image: odku_triggers.sql)."""
+    def ordered(pieces: tuple[Piece, ...]) -> tuple[Piece, ...]:
+        kept = [x for x in pieces if not x.event or x.event in order]
+        first = sorted((x for x in kept if x.event), key=lambda x: order.index(x.event))
+        at = iter(first)
+        return tuple(x if not x.event else next(at) for x in kept)
+
+    return replace(out, stmt_cache=ordered(out.stmt_cache), trx=ordered(out.trx))
 
 
 def _idle_triggers(info: StatementInfo, out: Outcome, fired: dict[str, Changed | None]) -> Outcome:
@@ -549,7 +568,9 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
         res = p.data.write(t, rows, mode, commit=not trans, assignments=assignments, replace_deletes=deletes,
                            pairs=pairs)
         if res is not None and res.dup_at is None and mode is Mode.UPSERT:
-            _fire_upsert(p, s, info, t, pairs, fired)
+            order = _fire_upsert(p, s, info, t, pairs, fired)
+            if order is not None:
+                out = _in_firing_order(out, order)
         elif res is not None and res.dup_at is None:
             _fire(p, s, info, t, "INSERT", pairs, fired, mode is Mode.INSERT)
     if res is None:

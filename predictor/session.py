@@ -53,10 +53,11 @@ class Piece:
     before: tuple[str, ...] = ()
     after: tuple[str, ...] = ()
     type: str = ""
+    event: str = ""  # the trigger event whose statement wrote these rows (resolve.Use.event)
 
     def at(self, seq: int) -> Piece:
         """The same piece for another statement (memoised decisions are reused across statements)."""
-        return Piece(seq, self.rows, self.nontrans, self.table, self.before, self.after, self.type)
+        return Piece(seq, self.rows, self.nontrans, self.table, self.before, self.after, self.type, self.event)
 
 
 @dataclass
