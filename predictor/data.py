@@ -820,10 +820,12 @@ def _assigned_row(t: Table, old: Row, assignments: Sequence[tuple[str, exp.Expre
     if stamps:  # ON UPDATE CURRENT_TIMESTAMP: set when the row changes, unless the UPDATE sets it
         own = {c.lower() for c, _ in assignments}
         changed = [_changes(old.get(c), new[c]) for c in own]
-        unsure = any(opaque(new[c]) or opaque(old.get(c)) for c in own)
+        sure = [c for c in own if not (opaque(new[c]) or opaque(old.get(c)))]
+        # the clock when a known column surely changes, whatever the unknown ones do
+        known = any(_changes(old.get(c), new[c]) for c in sure) or len(sure) == len(own)
         for c in stamps:
             if c not in own and any(changed):
-                new[c] = UNKNOWN if unsure else _coerce(t, c, CLOCK["NOW"])
+                new[c] = _coerce(t, c, CLOCK["NOW"]) if known else UNKNOWN
     return new
 
 
