@@ -248,20 +248,54 @@ def _query(q: exp.Expression, sources: Sources) -> Result:
     having = q.args.get("having")
     aggregated = group is not None or having is not None or any(_aggregates(e) for e in items)
     order = q.args.get("order")
-    if order is not None:
-        if aggregated or q.args.get("distinct"):
-            raise CannotEvaluate("ORDER BY over groups or DISTINCT rows")
+    distinct = bool(q.args.get("distinct"))
+    late = order is not None and (aggregated or distinct)  # sorted after grouping / DISTINCT
+    if order is not None and not late:
         rows = _sorted(rows, order.expressions)
+    groups: list[list[Row]] | None = None
     if aggregated:
         keys = list(group.expressions) if group is not None else []
         condition = resolved(having.this, sources) if having is not None else None
-        out = [_project(items, g[0] if g else {}, g) for g in _groups(rows, keys)
-               if condition is None or truth(_aggregated(condition, g), g[0] if g else {})]
+        groups = [g for g in _groups(rows, keys)
+                  if condition is None or truth(_aggregated(condition, g), g[0] if g else {})]
+        out = [_project(items, g[0] if g else {}, g) for g in groups]
     else:
         out = [_project(items, r, None) for r in rows]
-    if q.args.get("distinct"):
+    if distinct:
         out = _distinct(out)
+        groups = None if groups is None or len(groups) == len(out) else []
+    if late and order is not None:
+        ordered = _sorted_output(out, names, order.expressions, groups, sources)
+        return names, _limited(q, [out[r[_AT]] for r in ordered], ordered)
     return names, _limited(q, out, rows if order is not None else None)
+
+
+_AT = "#at"  # an output row's place before ORDER BY sorted it
+
+
+def _sorted_output(out: list[list[Value]], names: Sequence[str], keys: Sequence[exp.Expression],
+                   groups: list[list[Row]] | None, sources: Sources) -> list[Row]:
+    """The output rows of a grouped or DISTINCT SELECT in ORDER BY order (``_sorted``'s rules): a key is a
+    select item by position or name (names go to the select list first, as on both servers), or, for groups,
+    any expression over the group (``ORDER BY SUM(x) DESC``)."""
+    rows: list[Row] = []
+    for i, vals in enumerate(out):
+        named = dict(zip(names, vals, strict=False))
+        r: Row = {_AT: i}
+        for j, o in enumerate(keys):
+            e = o.this if isinstance(o, exp.Ordered) else o
+            if isinstance(e, exp.Literal) and e.is_int and 0 < int(e.this) <= len(vals):
+                r[f"#key{j}"] = vals[int(e.this) - 1]
+            elif isinstance(e, exp.Column) and not e.table and e.name.lower() in named:
+                r[f"#key{j}"] = named[e.name.lower()]
+            elif groups:
+                g = groups[i]
+                r[f"#key{j}"] = value(_aggregated(resolved(e, sources), g), g[0] if g else {})
+            else:
+                raise CannotEvaluate("ORDER BY a value DISTINCT rows do not hold")
+        rows.append(r)
+    return _sorted(rows, [exp.Ordered(this=exp.column(f"#key{j}"), desc=bool(
+        isinstance(o, exp.Ordered) and o.args.get("desc"))) for j, o in enumerate(keys)])
 
 
 def _limited(q: exp.Select, out: list[list[Value]], ordered: list[Row] | None) -> list[list[Value]]:

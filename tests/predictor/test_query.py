@@ -71,6 +71,11 @@ def _source(name: str) -> Source | None:
     ("SELECT id, ROW_NUMBER() OVER (ORDER BY id DESC) FROM item", [[4, 1], [3, 2], [2, 3], [1, 4]]),
     ("SELECT id, ROW_NUMBER() OVER (PARTITION BY grp ORDER BY id) FROM item ORDER BY id",
      [[1, 1], [2, 2], [3, 1], [4, 1]]),
+    # grouped or DISTINCT rows sorted after: by an aggregate, a select item's name (before a column's) or place
+    ("SELECT grp, SUM(v) FROM item GROUP BY grp ORDER BY SUM(v) DESC LIMIT 1", [[1, 12]]),
+    ("SELECT grp, COUNT(*) AS v FROM item GROUP BY grp ORDER BY v, grp DESC", [[3, 1], [2, 1], [1, 2]]),
+    ("SELECT i.grp, MAX(i.id) FROM item i GROUP BY i.grp ORDER BY i.grp DESC", [[3, 4], [2, 3], [1, 2]]),
+    ("SELECT DISTINCT grp FROM item ORDER BY 1 DESC LIMIT 2", [[3], [2]]),
 ])
 def test_select_rows(sql: str, rows: list[list[object]]) -> None:
     tree = parse(sql)
@@ -89,6 +94,8 @@ def test_select_rows(sql: str, rows: list[list[object]]) -> None:
     "SELECT STDDEV(v) FROM item",
     "SELECT id, ROW_NUMBER() OVER (ORDER BY grp) FROM item",  # items 1 and 2 tie: their numbers are the server's
     "SELECT id, RANK() OVER (ORDER BY id) FROM item",
+    "SELECT grp, COUNT(*) FROM item GROUP BY grp ORDER BY COUNT(*) LIMIT 1",  # groups 2 and 3 tie
+    "SELECT DISTINCT grp FROM item ORDER BY v",  # not a value of the DISTINCT rows
 ])
 def test_what_cannot_be_evaluated_is_none(sql: str) -> None:
     tree = parse(sql)
