@@ -266,7 +266,7 @@ def _query(q: exp.Expression, sources: Sources) -> Result:
         groups = None if groups is None or len(groups) == len(out) else []
     if late and order is not None:
         ordered = _sorted_output(out, names, order.expressions, groups, sources)
-        return names, _limited(q, [out[r[_AT]] for r in ordered], ordered)
+        return names, _limited(q, [out[int(str(r[_AT]))] for r in ordered], ordered)
     return names, _limited(q, out, rows if order is not None else None)
 
 
