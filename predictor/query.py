@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
+from typing import cast
 
 from sqlglot import exp
 
@@ -266,7 +267,7 @@ def _query(q: exp.Expression, sources: Sources) -> Result:
         groups = None if groups is None or len(groups) == len(out) else []
     if late and order is not None:
         ordered = _sorted_output(out, names, order.expressions, groups, sources)
-        return names, _limited(q, [out[int(str(r[_AT]))] for r in ordered], ordered)
+        return names, _limited(q, [out[cast(int, r[_AT])] for r in ordered], ordered)
     return names, _limited(q, out, rows if order is not None else None)
 
 
