@@ -807,8 +807,8 @@ def _assigned_row(t: Table, old: Row, assignments: Sequence[tuple[str, exp.Expre
     new = dict(old)
     scope = {**old, **joined} if joined else new
     for c, e in assignments:
-        if _keeps(e, c):
-            continue
+        if _keeps(e, c) and not (joined and isinstance(e, exp.Column) and e.table):
+            continue  # (SET p.x = s.x in a join is the other table's x)
         try:
             got = _coerce(t, c, value(e, scope))
         except CannotEvaluate:

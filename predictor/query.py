@@ -243,11 +243,12 @@ def _query(q: exp.Expression, sources: Sources) -> Result:
         rows = filtered(rows, resolved(where.this, sources), src.keys if src is not None else ())
     items = [resolved(e, sources) for e in q.expressions]
     names = _names(items, frm, sources)
-    if any(isinstance(x, exp.Window) for e in items for x in e.walk()):
-        rows, items = _numbered(rows, items)
     group = q.args.get("group")
     having = q.args.get("having")
     aggregated = group is not None or having is not None or any(_aggregates(e) for e in items)
+    windowed = any(isinstance(x, exp.Window) for e in items for x in e.walk())
+    if windowed and not aggregated:
+        rows, items = _numbered(rows, items)
     order = q.args.get("order")
     distinct = bool(q.args.get("distinct"))
     late = order is not None and (aggregated or distinct)  # sorted after grouping / DISTINCT
@@ -259,7 +260,12 @@ def _query(q: exp.Expression, sources: Sources) -> Result:
         condition = resolved(having.this, sources) if having is not None else None
         groups = [g for g in _groups(rows, keys)
                   if condition is None or truth(_aggregated(condition, g), g[0] if g else {})]
-        out = [_project(items, g[0] if g else {}, g) for g in groups]
+        if windowed:  # a window numbers the groups (fleet_app: stops numbered per route over grouped parcels)
+            firsts, items = _numbered([{**(g[0] if g else {}), _AT: i} for i, g in enumerate(groups)], items)
+            groups = [groups[cast(int, r[_AT])] for r in firsts]
+            out = [_project(items, r, g) for r, g in zip(firsts, groups, strict=True)]
+        else:
+            out = [_project(items, g[0] if g else {}, g) for g in groups]
     else:
         out = [_project(items, r, None) for r in rows]
     if distinct:
