@@ -185,6 +185,8 @@ def _reserved_names(tree: exp.Expression) -> frozenset[str]:
         if ident.quoted or not isinstance(ident.parent, _NAMED):
             continue
         word = ident.name.upper()
+        if word == "DUAL" and isinstance(ident.parent, exp.Table) and not ident.parent.args.get("db"):
+            continue  # FROM DUAL: the dummy table, not a name
         if word in reserved.ANY and not (isinstance(ident.parent, exp.Column) and word in _NILADIC):
             out.add(word)
     return frozenset(out)
@@ -832,7 +834,9 @@ def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:
             return
         else:
             info = analyze_tree(n)
-            if info.kind in _TEXT_KINDS or (info.kind in _ASSIGNING and _assigns_local(n)):
+            if info.kind is Kind.SET and assigned(n):  # SET @v = ...: the session's variable, after the body
+                info = replace(info, user_vars=assigned(n), text=_text(n))
+            elif info.kind in _TEXT_KINDS or (info.kind in _ASSIGNING and _assigns_local(n)):
                 info = replace(info, text=_text(n))
         if handler is not None:
             info = replace(info, handler=handler)

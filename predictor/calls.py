@@ -291,6 +291,9 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
                 if b.error is not None:
                     return False  # an error in a called procedure ends its callers too
             continue
+        if text is None:
+            for name in sub.user_vars:
+                s.user_vars[name] = UNKNOWN  # SET @v = ... on values not bound: unknown, not what it was
         sb = Builder(b.seq, b.session, text or b.sql)
         p.binlog.builders[b.seq] = sb
         s.next_statement()
@@ -334,8 +337,8 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
 
 def _follows(p: Predictor, sub: StatementInfo) -> bool:
     """Whether the data model reads this body statement's text (else the CALL's text is enough)."""
-    if sub.kind in (Kind.CALL, Kind.CREATE_TABLE_SELECT):
-        return True
+    if sub.kind in (Kind.CALL, Kind.CREATE_TABLE_SELECT) or sub.user_vars:
+        return True  # (SET @n = ROW_COUNT() in the body: the session's variable is the body's value)
     return any(p.data.watching(w.table) for w in sub.writes)
 
 

@@ -104,8 +104,16 @@ def _div(a: int, b: int) -> int | None:
     return q if (a >= 0) == (b > 0) else -q
 
 
+def _mod(a: int, b: int) -> int | None:
+    """MOD / %: the remainder takes the dividend's sign; by zero, NULL."""
+    if b == 0:
+        return None
+    r = abs(a) % abs(b)
+    return r if a >= 0 else -r
+
+
 _ARITH: dict[type[exp.Expression], Callable[[int, int], int | None]] = {
-    exp.Add: operator.add, exp.Sub: operator.sub, exp.Mul: operator.mul, exp.IntDiv: _div}
+    exp.Add: operator.add, exp.Sub: operator.sub, exp.Mul: operator.mul, exp.IntDiv: _div, exp.Mod: _mod}
 _CMP: dict[type[exp.Expression], Callable[[Any, Any], bool]] = {
     exp.EQ: operator.eq, exp.NEQ: operator.ne, exp.GT: operator.gt, exp.GTE: operator.ge,
     exp.LT: operator.lt, exp.LTE: operator.le}

@@ -438,6 +438,8 @@ def _table_rows(t: exp.Expression, sources: Sources) -> list[Row]:
         return [_qualified(alias, dict(zip(names, r, strict=True))) for r in rows]
     if not isinstance(t, exp.Table):
         raise CannotEvaluate(f"FROM {type(t).__name__}")
+    if t.name.upper() == "DUAL" and not t.db:
+        return [{}]  # FROM DUAL: one row of no columns
     src = sources(t.name)
     if src is None:
         raise CannotEvaluate(f"rows of {t.name} unknown")

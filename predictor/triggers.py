@@ -50,12 +50,13 @@ class Signalled(Exception):
 def run(data: DataModel, t: Table, event: str, pairs: Sequence[Pair], tables: Callable[[str], Table | None],
         journal: Callable[[Table], None],
         bind: Callable[[exp.Expression], exp.Expression] = lambda body: body,
-        dup_fails: bool = False, used: frozenset[str] = frozenset()) -> Changed | None:
+        dup_fails: bool = False, used: frozenset[str] = frozenset(), depth: int = 0) -> Changed | None:
     """Fire ``t``'s triggers for ``event`` once per pair, BEFORE ones first; None when they cannot be followed
     (what they already changed is then overwritten by the caller's fallback). ``bind`` puts the session's
     known user variables into a body (predictor/variables.py). ``dup_fails``: a duplicate key a BEFORE trigger's
     SET NEW makes fails the statement (1062, raised as Signalled) rather than being skipped (IGNORE). ``used``:
-    the tables the statement reads or writes; a body that writes one fails it (1442)."""
+    the tables the statement reads or writes; a body that writes one fails it (1442). The triggers of the
+    rows a body changes run too (``depth``: how deep, as on the servers' nesting of trigger calls)."""
     triggers = sorted((tr for tr in t.triggers if tr.event.upper() == event),
                       key=lambda tr: tr.timing.upper() != "BEFORE")
     changed: Changed = {w.table.lower(): 0 for tr in triggers for info in tr.body for w in info.writes}
@@ -66,7 +67,7 @@ def run(data: DataModel, t: Table, event: str, pairs: Sequence[Pair], tables: Ca
         return None
     bodies = [(bind(b), tr.timing.upper() == "BEFORE") for b, tr in zip(found, triggers, strict=True)
               if b is not None]
-    runner = _Runner(data, tables, journal, changed, t, dup_fails, used)
+    runner = _Runner(data, tables, journal, changed, t, dup_fails, used | {t.name.lower()}, bind, depth)
     try:
         for i, (old, new) in enumerate(pairs):
             for body, before in bodies:
@@ -109,13 +110,15 @@ def _body(text: str) -> exp.Expression | None:
 
 class _Runner:
     def __init__(self, data: DataModel, tables: Callable[[str], Table | None], journal: Callable[[Table], None],
-                 changed: Changed, subject: Table, dup_fails: bool, used: frozenset[str]) -> None:
+                 changed: Changed, subject: Table, dup_fails: bool, used: frozenset[str],
+                 bind: Callable[[exp.Expression], exp.Expression], depth: int) -> None:
         self.data, self.tables, self.journal, self.changed = data, tables, journal, changed
         self.subject = subject  # the table whose triggers run: SET NEW.c changes its row
         self.dup_fails = dup_fails  # a key SET NEW.c makes a duplicate fails the statement (no IGNORE)
         self.used = used  # the statement's own tables: writing one fails it (1442)
         self.unwritten: tuple[Row | None, Row | None] | None = None  # (stored row, row it stands for) in BEFORE
         self.not_found: exp.Expression | None = None  # the body's CONTINUE HANDLER FOR NOT FOUND statement
+        self.bind, self.depth = bind, depth
 
     def node(self, n: exp.Expression, rows: dict[str, Row | None]) -> None:
         if isinstance(n, exp.Block):
@@ -253,10 +256,13 @@ class _Runner:
         if written is None:
             raise _Inexact("INSERT ... SELECT or ON DUPLICATE KEY UPDATE in a trigger")
         # a duplicate fails the whole statement: not followed (the fallback forgets the table)
-        res = self.data.write(t, written, Mode.IGNORE if n.args.get("ignore") else Mode.INSERT, commit=False)
+        pairs: list[Pair] = []
+        res = self.data.write(t, written, Mode.IGNORE if n.args.get("ignore") else Mode.INSERT, commit=False,
+                              pairs=pairs)
         if res is None or res.dup_at is not None:
             raise _Inexact("a duplicate key in a trigger's INSERT")
         self.count(t.name, res.written)
+        self.fire(t, "INSERT", pairs)
 
     def delete(self, n: exp.Delete, rows: dict[str, Row | None]) -> None:
         if n.args.get("using") or n.args.get("limit") or n.args.get("order") or not isinstance(n.this, exp.Table) \
@@ -264,9 +270,11 @@ class _Runner:
             raise _Inexact("multi-table or ordered DELETE in a trigger")
         t = self._table(n.this)
         where = n.args.get("where")
+        pairs: list[Pair] = []
         got = self.data.delete_where(t, resolved(_bound(where.this, rows), self.source) if where is not None
-                                     else None) if self.data.tracked(t) is not None else None
+                                     else None, pairs=pairs) if self.data.tracked(t) is not None else None
         self.count(t.name, got)
+        self.fire(t, "DELETE", pairs if got is not None else None)
 
     def update(self, n: exp.Update, rows: dict[str, Row | None]) -> None:
         if not isinstance(n.this, exp.Table) or n.this.args.get("joins") or n.args.get("from") or n.args.get("limit") \
@@ -278,13 +286,32 @@ class _Runner:
         cond = resolved(_bound(where.this, rows), self.source) if where is not None else None
         sets = [(e.this.name, resolved(_bound(e.expression, rows), self.source)) for e in n.expressions
                 if isinstance(e, exp.EQ) and isinstance(e.this, exp.Column)]
+        pairs: list[Pair] = []
         try:
-            got = self.data.update_where(t, cond, sets) if self.data.tracked(t) is not None else None
+            got = self.data.update_where(t, cond, sets, pairs=pairs) if self.data.tracked(t) is not None else None
         except Refused as refused:
             if t.engine.lower() != "innodb":
                 raise _Inexact(f"the trigger's UPDATE fails ({refused.code})") from None
             raise _Signal(refused.code) from None  # the statement fails with it, and is undone (trigger_check.sql)
         self.count(t.name, None if got is None else got[0])
+        self.fire(t, "UPDATE", pairs if got is not None else None)
+
+    def fire(self, t: Table, event: str, pairs: list[Pair] | None) -> None:
+        """The triggers of the rows a body's statement changed (a reading's trigger updates its device, whose
+        AFTER UPDATE trigger logs only a status change: iot_app)."""
+        if not any(tr.event.upper() == event for tr in t.triggers):
+            return
+        if pairs is None or self.depth >= 8:
+            raise _Inexact("triggers of rows not followed")
+        try:
+            got = run(self.data, t, event, pairs, self.tables, self.journal, self.bind, self.dup_fails, self.used,
+                      self.depth + 1)
+        except Signalled as sig:
+            raise _Signal(sig.code, sig.raised_in_body) from None
+        if got is None:
+            raise _Inexact("triggers of a body's rows")
+        for k, n in got.items():
+            self.count(k, n)
 
     def count(self, table: str, n: int | None) -> None:
         count(self.changed, table, n)

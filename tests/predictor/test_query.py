@@ -76,6 +76,10 @@ def _source(name: str) -> Source | None:
     ("SELECT grp, COUNT(*) AS v FROM item GROUP BY grp ORDER BY v, grp DESC", [[3, 1], [2, 1], [1, 2]]),
     ("SELECT i.grp, MAX(i.id) FROM item i GROUP BY i.grp ORDER BY i.grp DESC", [[3, 4], [2, 3], [1, 2]]),
     ("SELECT DISTINCT grp FROM item ORDER BY 1 DESC LIMIT 2", [[3], [2]]),
+    # MOD / % take the dividend's sign; FROM DUAL is one row of no columns
+    ("SELECT id FROM item WHERE MOD(id, 2) = 0 AND id % 4 <> 0", [[2]]),
+    ("SELECT MOD(-7, 3), -7 % 3, MOD(7, 0) FROM DUAL", [[-1, -1, None]]),
+    ("SELECT 3 FROM DUAL WHERE 3 % 2 = 1", [[3]]),
     # a window over grouped rows numbers the groups (items 1 and 2 are one group)
     ("SELECT grp, ROW_NUMBER() OVER (ORDER BY grp DESC) FROM item GROUP BY grp", [[3, 1], [2, 2], [1, 3]]),
 ])
