@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
-from datetime import date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal
 
 from sqlglot import exp
@@ -287,6 +287,19 @@ def _timestamp(e: exp.Expression, ev: Eval) -> Value:
     return moment.strftime("%Y-%m-%d %H:%M:%S")
 
 
+def _from_unixtime(e: exp.Expression, ev: Eval) -> Value:
+    """FROM_UNIXTIME(n) of a whole number of seconds: the DATETIME's text in UTC, the zone of the servers rplay
+    starts (a session with another time_zone reads another hour). A format argument is not followed."""
+    if any(e.args.get(k) is not None for k in ("format", "zone", "scale")):
+        return UNKNOWN
+    v = ev(e.this)
+    if v is None:
+        return None
+    if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < 32536771200:
+        return UNKNOWN
+    return datetime.fromtimestamp(v, tz=UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
 def _json_path(e: exp.Expression, ev: Eval) -> Value:
     """JSON_EXTRACT(doc, '$.a.b[0]') / doc->>'$.a' / JSON_VALUE of a document the model holds (a string
     written as a literal): the scalar at the path (a string, a number; NULL when the path is absent).
@@ -437,4 +450,5 @@ _FUNCTIONS: dict[type[exp.Expression], Callable[[exp.Expression, Eval], Value]] 
     exp.TsOrDsToDate: _to_date, exp.Cast: _cast, exp.Timestamp: _timestamp,
     exp.JSONExtract: _json_path, exp.JSONExtractScalar: _json_path,
     exp.JSONValue: _json_path, exp.MD5: _digest, exp.SHA: _digest, exp.SHA2: _digest,
+    exp.UnixToTime: _from_unixtime,
 }

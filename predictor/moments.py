@@ -171,8 +171,11 @@ _FORMATS = {10: "%Y-%m-%d", 19: "%Y-%m-%d %H:%M:%S"}
 
 
 def from_literal(text: str) -> Moment | None:
-    """A date or datetime literal as a moment relative to the run's start (see the module), else None."""
+    """A date or datetime literal (fractional seconds too) as a moment relative to the run's start (see the
+    module), else None."""
     form = _FORMATS.get(len(text))
+    if form is None and 20 < len(text) <= 26 and text[19] == "." and text[20:].isdigit():
+        form = "%Y-%m-%d %H:%M:%S.%f"
     if form is None or not text[:4].isdigit():
         return None
     try:

@@ -59,7 +59,7 @@ def run(data: DataModel, t: Table, event: str, pairs: Sequence[Pair], tables: Ca
     rows a body changes run too (``depth``: how deep, as on the servers' nesting of trigger calls)."""
     triggers = sorted((tr for tr in t.triggers if tr.event.upper() == event),
                       key=lambda tr: tr.timing.upper() != "BEFORE")
-    changed: Changed = {w.table.lower(): 0 for tr in triggers for info in tr.body for w in info.writes}
+    changed: Changed = dict.fromkeys(_reached(t, event, tables, depth), 0)
     if not triggers:
         return changed
     found = [_body(tr.text) for tr in triggers]
@@ -84,6 +84,22 @@ def run(data: DataModel, t: Table, event: str, pairs: Sequence[Pair], tables: Ca
     except (_Inexact, CannotEvaluate):
         return None
     return changed
+
+
+def _reached(t: Table, event: str, tables: Callable[[str], Table | None], depth: int) -> list[str]:
+    """The tables ``t``'s ``event`` triggers write, and those their writes' own triggers write (as deep as
+    ``run`` follows them): none changed until a row fires them."""
+    out: list[str] = []
+    for tr in t.triggers:
+        if tr.event.upper() != event:
+            continue
+        for info in tr.body:
+            for w in info.writes:
+                out.append(w.table.lower())
+                inner = tables(w.table) if depth < 8 else None
+                if inner is not None and inner.triggers and inner.ident != t.ident:
+                    out += _reached(inner, w.op.value.upper(), tables, depth + 1)
+    return list(dict.fromkeys(out))
 
 
 @lru_cache(maxsize=256)

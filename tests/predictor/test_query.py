@@ -80,6 +80,7 @@ def _source(name: str) -> Source | None:
     ("SELECT id FROM item WHERE MOD(id, 2) = 0 AND id % 4 <> 0", [[2]]),
     ("SELECT MOD(-7, 3), -7 % 3, MOD(7, 0) FROM DUAL", [[-1, -1, None]]),
     ("SELECT 3 FROM DUAL WHERE 3 % 2 = 1", [[3]]),
+    ("SELECT FROM_UNIXTIME(1715680800), FROM_UNIXTIME(NULL) FROM DUAL", [["2024-05-14 10:00:00", None]]),
     # a window over grouped rows numbers the groups (items 1 and 2 are one group)
     ("SELECT grp, ROW_NUMBER() OVER (ORDER BY grp DESC) FROM item GROUP BY grp", [[3, 1], [2, 2], [1, 3]]),
 ])
