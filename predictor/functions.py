@@ -390,13 +390,17 @@ def _whole(e: exp.Expression, ev: Eval) -> Value:
 
 
 def _extreme(e: exp.Expression, ev: Eval) -> Value:
-    """GREATEST / LEAST of exact numbers (NULL when an argument is)."""
+    """GREATEST / LEAST of exact numbers, or of date literals of one form (``LEAST(v_end, sa.end_date)``: their
+    text orders as the days do); NULL when an argument is."""
     args = [ev(x) for x in (e.this, *e.expressions)]
     if any(v is None for v in args):
         return None
+    pick = max if isinstance(e, exp.Greatest) else min
+    if all(isinstance(v, str) and _day(v) is not None and len(v) == len(str(args[0])) for v in args):
+        return pick(str(v) for v in args)
     if not all(isinstance(v, int | Decimal) and not isinstance(v, bool) for v in args):
         return UNKNOWN
-    return (max if isinstance(e, exp.Greatest) else min)(args)  # type: ignore[type-var]
+    return pick(args)  # type: ignore[type-var]
 
 
 def _datediff(e: exp.Expression, ev: Eval) -> Value:

@@ -81,6 +81,9 @@ def _source(name: str) -> Source | None:
     ("SELECT MOD(-7, 3), -7 % 3, MOD(7, 0) FROM DUAL", [[-1, -1, None]]),
     ("SELECT 3 FROM DUAL WHERE 3 % 2 = 1", [[3]]),
     ("SELECT FROM_UNIXTIME(1715680800), FROM_UNIXTIME(NULL) FROM DUAL", [["2024-05-14 10:00:00", None]]),
+    # GREATEST / LEAST of dates of one form: as the days order (a billing period's clipped end)
+    ("SELECT LEAST('2024-01-31', '2023-12-31'), GREATEST('2024-01-01', '2024-01-15', NULL) FROM DUAL",
+     [["2023-12-31", None]]),
     # a window over grouped rows numbers the groups (items 1 and 2 are one group)
     ("SELECT grp, ROW_NUMBER() OVER (ORDER BY grp DESC) FROM item GROUP BY grp", [[3, 1], [2, 2], [1, 3]]),
 ])
@@ -103,6 +106,7 @@ def test_select_rows(sql: str, rows: list[list[object]]) -> None:
     "SELECT id, RANK() OVER (ORDER BY id) FROM item",
     "SELECT grp, COUNT(*) FROM item GROUP BY grp ORDER BY COUNT(*) LIMIT 1",  # groups 2 and 3 tie
     "SELECT DISTINCT grp FROM item ORDER BY v",  # not a value of the DISTINCT rows
+    "SELECT id FROM item WHERE LEAST('2024-01-31', '2024-01-31 10:00:00') > '2024-01-01'",  # date and datetime
 ])
 def test_what_cannot_be_evaluated_is_none(sql: str) -> None:
     tree = parse(sql)
