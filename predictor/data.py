@@ -291,7 +291,36 @@ class DataModel:
 
     def write(self, t: Table, rows: Sequence[Row], mode: Mode, commit: bool,
               assignments: Sequence[tuple[str, exp.Expression]] = (), replace_deletes: bool = False,
-              pairs: list[Pair] | None = None) -> WriteOutcome | None:
+              pairs: list[Pair] | None = None, counted: bool = True) -> WriteOutcome | None:
+        """Write ``rows`` (see ``_written``); then InnoDB's auto-increment reservation: ``counted`` rows (VALUES)
+        reserve one value each, written or not; rows not counted in advance (INSERT ... SELECT) reserve
+        intervals of 1, 2, 4, ... as the written ones need them (both servers: 30 rows, the next id is 32;
+        fixtures/seeds/003_logging_rules/auto_increment_bulk.sql)."""
+        start = self.next_auto(t)
+        out = self._written(t, rows, mode, commit, assignments, replace_deletes, pairs)
+        if out is not None and start is not None:
+            self.reserve(t, start, rows, out, counted)
+        return out
+
+    def next_auto(self, t: Table) -> int | None:
+        """The auto-increment value tracked ``t`` gives next (None: not followed, or no such column)."""
+        d = self.tracked(t)
+        return d.next_auto if d is not None and d.auto is not None else None
+
+    def reserve(self, t: Table, start: int, rows: Sequence[Row], out: WriteOutcome, counted: bool) -> None:
+        """InnoDB's auto-increment values a statement reserved from ``start`` (see ``write``)."""
+        d = self.tracked(t)
+        if d is None or d.auto is None or t.engine.lower() != "innodb" \
+                or any(r.get(d.auto) not in (None, 0) for r in rows):
+            return
+        if counted:
+            d.next_auto = max(d.next_auto, start + len(rows))
+        elif out.dup_at is None and out.written > 1:
+            d.next_auto = max(d.next_auto, start + (1 << out.written.bit_length()) - 1)
+
+    def _written(self, t: Table, rows: Sequence[Row], mode: Mode, commit: bool,
+                 assignments: Sequence[tuple[str, exp.Expression]], replace_deletes: bool,
+                 pairs: list[Pair] | None) -> WriteOutcome | None:
         """Write ``rows`` (column -> value, missing columns take their defaults) into tracked ``t``.
 
         ``commit`` False: a statement stopped by a duplicate is undone (transactional tables); True: the
@@ -720,6 +749,9 @@ def _write(t: Table, d: TableData, rows: Sequence[Row], mode: Mode,
                 generated = row[d.auto]
                 first_id = generated if isinstance(generated, int) else None
             continue
+        took = row.get(d.auto) if d.auto is not None and given.get(d.auto) in (None, 0) else None
+        if mode in (Mode.IGNORE, Mode.UPSERT) and isinstance(took, int):
+            d.next_auto = took  # a row not written gives its value back to the next one (both servers)
         if mode is Mode.IGNORE:
             ignored += 1
             continue

@@ -566,7 +566,7 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
         # see a delete: a referenced table gets a delete and a write (both servers: property_rental_app)
         deletes = any(tr.event.upper() == "DELETE" for tr in t.triggers) or bool(p.catalog.children(t.name))
         res = p.data.write(t, rows, mode, commit=not trans, assignments=assignments, replace_deletes=deletes,
-                           pairs=pairs)
+                           pairs=pairs, counted=not info.select_source)
         if res is not None and res.dup_at is None and mode is Mode.UPSERT:
             order = _fire_upsert(p, s, info, t, pairs, fired)
             if order is not None:
@@ -694,9 +694,10 @@ def _write_each(p: Predictor, s: SessionState, info: StatementInfo, t: Table, ro
     written = ignored = 0
     first_id: int | None = None
     total: Changed | None = {}
+    start = p.data.next_auto(t)
     for i, row in enumerate(rows):
         pairs: list[Pair] = []
-        res = p.data.write(t, [row], mode, commit=not trans, pairs=pairs)
+        res = p.data.write(t, [row], mode, commit=not trans, pairs=pairs, counted=False)
         if res is None:
             return None
         if res.dup_at is not None:
@@ -711,7 +712,10 @@ def _write_each(p: Predictor, s: SessionState, info: StatementInfo, t: Table, ro
             for k, n in got.items():
                 triggers.count(total, k, n)
     fired[t.name.lower()] = total
-    return WriteOutcome(None, len(rows), written, 0, 0, ignored, first_id)
+    out = WriteOutcome(None, len(rows), written, 0, 0, ignored, first_id)
+    if start is not None:  # the statement's auto-increment reservation, not the rows' one by one
+        p.data.reserve(t, start, rows, out, counted=not info.select_source)
+    return out
 
 
 def _statement_rows(p: Predictor, tree: exp.Insert, t: Table, s: SessionState) -> list[Row] | None:
