@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 
 from predictor import nodes
-from predictor.analyze import HANDLER, Kind, StatementInfo
+from predictor.analyze import CONDITION, HANDLER, Kind, StatementInfo
 from predictor.binlog import Builder
 from predictor.branches import Decided, holds, taken
 from predictor.catalog import Routine
@@ -25,7 +25,7 @@ from predictor.query import select_rows
 from predictor.routines import Bindings, ExitHandler, as_expression, assignments, bind, call_bindings, unknown
 from predictor.rows import table_source
 from predictor.session import SessionState
-from predictor.unsafe import limited
+from predictor.unsafe import limited, system_function
 
 if TYPE_CHECKING:
     from predictor.engine import Predictor
@@ -274,6 +274,11 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
         reached = taken(sub.guards, bindings(), decided, s.rows_changed) if sub.guards else True
         if reached is False:
             continue  # an IF branch the CALL's values do not take
+        if CONDITION in sub.extra:  # an IF's test: no statement, but MySQL decides its unsafe functions
+            if reached is True and s.binlog_format == "MIXED" and p.profile.BODY_UNSAFE_EXPRESSION_ROW \
+                    and system_function(sub, p.profile):
+                s.force_row = True
+            continue
         if sub.leaves is not None:
             if reached is True:
                 raise _Left(sub.leaves)
@@ -316,7 +321,9 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
         went_row = bool(sb.row_events) or any(x.rows for x in s.trx_cache[waiting:])  # written now, or at COMMIT
         if s.binlog_format == "MIXED" and (went_row or (sb.error is not None and sb.unsafe) or (
                 sub.kind in (Kind.SELECT, Kind.NOOP, Kind.SET) and limited(sub, p.profile)
-                and (sub.reads or not p.profile.BODY_LIMIT_READS_TABLE))):
+                and (sub.reads or not p.profile.BODY_LIMIT_READS_TABLE)) or (
+                p.profile.BODY_UNSAFE_EXPRESSION_ROW and sub.kind in (Kind.NOOP, Kind.SET)
+                and system_function(sub, p.profile))):  # (SET v = UUID(): body_unsafe_expression.sql)
             # within one CALL, MIXED stays in row format once it switched (in a transaction the body opened
             # too: insurance_claims_app, sp_bind_policy); a SELECT ... LIMIT in the body (a cursor's too:
             # NOOP, its DECLARE; and SET v = (SELECT ... LIMIT 1): set_limit.sql) is decided as unsafe

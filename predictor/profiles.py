@@ -106,6 +106,10 @@ class Profile:
     """In MIXED, a procedure body's SELECT / SET with a LIMIT switches the rest of the CALL to rows; on MariaDB
     only when it reads a table (``SET v = (SELECT 5 LIMIT 1)`` does not; MySQL 9.7: it does) —
     fixtures/seeds/003_logging_rules/set_limit.sql."""
+    BODY_UNSAFE_EXPRESSION_ROW: ClassVar[bool] = True
+    """In MIXED, a procedure body's IF condition, SET of a local variable or DECLARE ... DEFAULT with an unsafe
+    function (``IF ROW_COUNT() = 1``, ``SET v = UUID()``) switches the rest of the CALL to rows (MySQL 9.7;
+    MariaDB: not) — fixtures/seeds/003_logging_rules/body_unsafe_expression.sql."""
     UNSAFE_AND_STMT_ENGINE_ANY_FORMAT: ClassVar[bool] = False
     """MariaDB: 1663 for a statement-only engine and an unsafe statement in every binlog_format."""
     UPSERT_KEPT_ROW_FIRES_UPDATE: ClassVar[bool] = True
@@ -353,6 +357,7 @@ class MariaDB1011(Profile):
     is safe in a statement but unsafe in a trigger's body (fixtures/workloads/ledger_app.sql)."""
     LIMIT_ZERO_SAFE = True
     BODY_LIMIT_READS_TABLE = True
+    BODY_UNSAFE_EXPRESSION_ROW = False
     UNSAFE_AND_STMT_ENGINE_ANY_FORMAT = True
     IODUP_TWO_KEYS_DEFERRED = True
     TEMP_TABLES_NEVER_ROW = False

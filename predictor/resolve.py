@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from predictor.analyze import Kind, Op, StatementInfo, Write
+from predictor.analyze import CONDITION, Kind, Op, StatementInfo, Write
 from predictor.branches import never_taken
 from predictor.catalog import Catalog, Table
 from predictor.session import SessionState
@@ -118,6 +118,8 @@ def _resolve_write(acc: Access, w: Write, info: StatementInfo, catalog: Catalog,
         if trig.event in events and depth < 8:
             acc.body_select = acc.body_select or _reads_only(trig.body, catalog, session)
             for s in trig.body:
+                if CONDITION in s.extra:
+                    continue  # an IF's test (predictor/calls.py)
                 n = len(acc.writes)
                 acc.sub_statements.append(s)
                 _resolve_into(acc, s, catalog, session, top=False, depth=depth + 1)
@@ -145,6 +147,8 @@ def _cascade_triggers(acc: Access, t: Table, event: str, catalog: Catalog, sessi
             if trig.event != fired:
                 continue
             for s in trig.body:
+                if CONDITION in s.extra:
+                    continue  # an IF's test (predictor/calls.py)
                 n = len(acc.writes)
                 acc.sub_statements.append(s)
                 _resolve_into(acc, s, catalog, session, top=False, depth=depth + 1)
@@ -201,6 +205,8 @@ def _resolve_into(acc: Access, info: StatementInfo, catalog: Catalog, session: S
             acc.stored_functions.append(routine.name)
             acc.body_select = acc.body_select or _reads_only(routine.body, catalog, session)
             for s in routine.body:
+                if CONDITION in s.extra:
+                    continue  # an IF's test (predictor/calls.py)
                 acc.sub_statements.append(s)
                 _resolve_into(acc, s, catalog, session, top=False, depth=depth + 1)
 

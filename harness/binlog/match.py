@@ -226,8 +226,17 @@ def template(sql: str) -> str:
         tokens = _DIALECT.tokenize(sql)
     except (TokenError, ValueError, RecursionError):
         return loose(sql)
-    return " ".join("?" if t.token_type in _QUOTED or t.token_type is TokenType.NUMBER else t.text.casefold()
-                    for t in tokens if t.token_type is not TokenType.SEMICOLON)
+    out: list[str] = []
+    for i, t in enumerate(tokens):
+        if t.token_type is TokenType.SEMICOLON:
+            continue
+        if t.token_type is TokenType.DASH and i + 1 < len(tokens) and tokens[i + 1].token_type is TokenType.NUMBER \
+                and (not out or out[-1] in ("(", ",", "=")):
+            continue  # NAME_CONST('n',-5): a negative argument is the same template as a positive one
+        # NULL too: CALL p(NULL) logs NAME_CONST('p_bill',NULL) where CALL p(7) logged NAME_CONST('p_bill',7)
+        literal = t.token_type in _QUOTED or t.token_type in (TokenType.NUMBER, TokenType.NULL)
+        out.append("?" if literal else t.text.casefold())
+    return " ".join(out)
 
 
 def starts_with(sql: str, *first: str) -> bool:

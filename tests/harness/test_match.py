@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from harness.binlog.match import Statement, created_object, loose, norm, score_rows, score_text, starts_with
+from harness.binlog.match import (
+    Statement,
+    created_object,
+    loose,
+    norm,
+    score_rows,
+    score_text,
+    starts_with,
+    template,
+)
 
 # (text in the binlog, workload statement, score)
 TEXTS = [
@@ -140,3 +149,17 @@ def test_untokenizable_text_does_not_raise(text: str) -> None:
     st = Statement(text)
     assert score_text(text, st) == 3.0
     assert score_text("SELECT 1", st) == 0.0
+
+
+@pytest.mark.parametrize(("a", "b", "same"), [
+    # one procedure's body statement as two CALLs log it: arguments are literals, NULL and negatives too
+    ("INSERT INTO pay VALUES ( NAME_CONST('p_bill',14), NAME_CONST('p_k',_latin1'a' COLLATE 'latin1_swedish_ci'))",
+     "INSERT INTO pay VALUES ( NAME_CONST('p_bill',NULL), NAME_CONST('p_k',_latin1'b' COLLATE 'latin1_swedish_ci'))",
+     True),
+    ("UPDATE t SET v = v + NAME_CONST('p_amount',-3.5) WHERE id = 1", "UPDATE t SET v = v + NAME_CONST('p_amount',7) "
+     "WHERE id = 2", True),
+    ("UPDATE t SET v = v - 3 WHERE id = 1", "UPDATE t SET v = v + 3 WHERE id = 1", False),  # a minus, not a sign
+    ("INSERT INTO pay VALUES (NAME_CONST('p_bill',14))", "INSERT INTO bills VALUES (NAME_CONST('p_bill',14))", False),
+])
+def test_template(a: str, b: str, same: bool) -> None:
+    assert (template(a) == template(b)) is same
