@@ -275,8 +275,7 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
         if reached is False:
             continue  # an IF branch the CALL's values do not take
         if CONDITION in sub.extra:  # an IF's test: no statement, but MySQL decides its unsafe functions
-            if reached is True and s.binlog_format == "MIXED" and p.profile.BODY_UNSAFE_EXPRESSION_ROW \
-                    and system_function(sub, p.profile):
+            if reached is True and s.binlog_format == "MIXED" and _unsafe_expression(p, sub):
                 s.force_row = True
             continue
         if sub.leaves is not None:
@@ -322,8 +321,7 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
         if s.binlog_format == "MIXED" and (went_row or (sb.error is not None and sb.unsafe) or (
                 sub.kind in (Kind.SELECT, Kind.NOOP, Kind.SET) and limited(sub, p.profile)
                 and (sub.reads or not p.profile.BODY_LIMIT_READS_TABLE)) or (
-                p.profile.BODY_UNSAFE_EXPRESSION_ROW and sub.kind in (Kind.NOOP, Kind.SET)
-                and system_function(sub, p.profile))):  # (SET v = UUID(): body_unsafe_expression.sql)
+                sub.kind in (Kind.NOOP, Kind.SET) and _unsafe_expression(p, sub))):
             # within one CALL, MIXED stays in row format once it switched (in a transaction the body opened
             # too: insurance_claims_app, sp_bind_policy); a SELECT ... LIMIT in the body (a cursor's too:
             # NOOP, its DECLARE; and SET v = (SELECT ... LIMIT 1): set_limit.sql) is decided as unsafe
@@ -340,6 +338,12 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
                 b.warnings.add(p.profile.ROUTINE_ERROR_NOTE)
             return False
     return True
+
+
+def _unsafe_expression(p: Predictor, sub: StatementInfo) -> bool:
+    """An IF's test, SET v = ... or DECLARE ... DEFAULT with an unsafe function: MySQL's MIXED switches the rest
+    of the CALL to rows there (Profile.BODY_UNSAFE_EXPRESSION_ROW; body_unsafe_expression.sql)."""
+    return p.profile.BODY_UNSAFE_EXPRESSION_ROW and system_function(sub, p.profile)
 
 
 def _follows(p: Predictor, sub: StatementInfo) -> bool:

@@ -117,9 +117,7 @@ def _resolve_write(acc: Access, w: Write, info: StatementInfo, catalog: Catalog,
     for trig in t.triggers:
         if trig.event in events and depth < 8:
             acc.body_select = acc.body_select or _reads_only(trig.body, catalog, session)
-            for s in trig.body:
-                if CONDITION in s.extra:
-                    continue  # an IF's test (predictor/calls.py)
+            for s in _statements(trig.body):
                 n = len(acc.writes)
                 acc.sub_statements.append(s)
                 _resolve_into(acc, s, catalog, session, top=False, depth=depth + 1)
@@ -146,9 +144,7 @@ def _cascade_triggers(acc: Access, t: Table, event: str, catalog: Catalog, sessi
         for trig in child.triggers:
             if trig.event != fired:
                 continue
-            for s in trig.body:
-                if CONDITION in s.extra:
-                    continue  # an IF's test (predictor/calls.py)
+            for s in _statements(trig.body):
                 n = len(acc.writes)
                 acc.sub_statements.append(s)
                 _resolve_into(acc, s, catalog, session, top=False, depth=depth + 1)
@@ -204,11 +200,14 @@ def _resolve_into(acc: Access, info: StatementInfo, catalog: Catalog, session: S
         if routine is not None and depth < 8:
             acc.stored_functions.append(routine.name)
             acc.body_select = acc.body_select or _reads_only(routine.body, catalog, session)
-            for s in routine.body:
-                if CONDITION in s.extra:
-                    continue  # an IF's test (predictor/calls.py)
+            for s in _statements(routine.body):
                 acc.sub_statements.append(s)
                 _resolve_into(acc, s, catalog, session, top=False, depth=depth + 1)
+
+
+def _statements(body: tuple[StatementInfo, ...]) -> tuple[StatementInfo, ...]:
+    """A trigger's or function's statements, without its IFs' tests (only a CALL decides them: calls.py)."""
+    return tuple(s for s in body if CONDITION not in s.extra)
 
 
 def _reads_only(body: tuple[StatementInfo, ...], catalog: Catalog, session: SessionState) -> bool:
