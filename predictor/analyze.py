@@ -148,6 +148,8 @@ class StatementInfo:
     #   lower case; predictor/fresh.py)
     extra: tuple[str, ...] = field(default=())
     columns: tuple[str, ...] = ()  # a SELECT's output column names ("*" for a star)
+    group_aliases: tuple[tuple[str, tuple[str, ...]], ...] = ()  # GROUP BY names that are select aliases of
+    #   another expression, with the tables of their SELECT: a column of those too is ambiguous (warning 1052)
 
     @property
     def is_dml(self) -> bool:
@@ -168,7 +170,28 @@ def analyze(sql: str) -> StatementInfo:
     except Exception as e:  # a shape we did not expect: UNKNOWN, never a traceback
         return StatementInfo(Kind.UNKNOWN, unknown_reason=f"cannot analyse {type(tree).__name__}: {e}")
     words = _reserved_names(tree)  # type: ignore[arg-type]
-    return replace(info, reserved_names=words) if words else info
+    info = replace(info, reserved_names=words) if words else info
+    aliases = _group_aliases(tree)  # type: ignore[arg-type]
+    return replace(info, group_aliases=aliases) if aliases else info
+
+
+def _group_aliases(tree: exp.Expression) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """GROUP BY names that alias another select expression (``CONCAT('K-', kind) AS kind ... GROUP BY kind``),
+    each with its SELECT's tables (see StatementInfo.group_aliases)."""
+    out: list[tuple[str, tuple[str, ...]]] = []
+    for group in tree.find_all(exp.Group):
+        q = group.parent
+        if not isinstance(q, exp.Select):
+            continue
+        aliases = {e.alias.lower(): e.this for e in q.expressions if isinstance(e, exp.Alias)}
+        for k in group.expressions:
+            e = aliases.get(k.name.lower()) if isinstance(k, exp.Column) and not k.table else None
+            if e is not None and not (isinstance(e, exp.Column) and e.name.lower() == k.name.lower()):
+                frm = q.args.get("from_") or q.args.get("from")
+                tables = [frm, *(q.args.get("joins") or ())]
+                out.append((k.name.lower(), tuple(t.this.name.lower() for t in tables
+                                                  if t is not None and isinstance(t.this, exp.Table))))
+    return tuple(out)
 
 
 _NAMED = (exp.Table, exp.Column, exp.ColumnDef, exp.TableAlias, exp.Alias, exp.Schema)

@@ -9,6 +9,7 @@ from predictor import nodes
 ER_PARSE_ERROR = 1064
 ER_BAD_NULL = 1048
 ER_BAD_FIELD = 1054
+ER_NON_UNIQ_ERROR = 1052  # also the warning of an ambiguous GROUP BY name (predictor/engine.py)
 ER_DUP_ENTRY = 1062
 ER_TABLE_EXISTS = 1050
 ER_BAD_TABLE = 1051

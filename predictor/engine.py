@@ -14,7 +14,7 @@ from predictor.analyze import DML_KINDS, Kind, StatementInfo
 from predictor.binlog import Binlog, Builder, copy_record
 from predictor.calls import handle_call
 from predictor.catalog import Catalog, Table
-from predictor.codes import ER_PARSE_ERROR, ER_SP_DOES_NOT_EXIST
+from predictor.codes import ER_NON_UNIQ_ERROR, ER_PARSE_ERROR, ER_SP_DOES_NOT_EXIST
 from predictor.context import Context
 from predictor.data import PARSES_PER_ANALYSIS, DataModel
 from predictor.ddl import (
@@ -42,7 +42,7 @@ from predictor.moments import READING
 from predictor.outcome import Outcome, Replay
 from predictor.profiles import Profile
 from predictor.records import StatementRecord
-from predictor.resolve import resolve
+from predictor.resolve import lookup, resolve
 from predictor.rows import with_key_checks
 from predictor.session import Cache, Piece, SessionState
 from predictor.transactions import (
@@ -327,6 +327,8 @@ class Predictor:
             b.warnings.add(1287)
         if self.profile.DEPRECATED_AT_RUN and b.error is None and self._runs(info, s, self.profile.DEPRECATED_AT_RUN):
             b.warnings.add(1287)
+        if any(_is_column(lookup(t, self.catalog, s), name) for name, tables in info.group_aliases for t in tables):
+            b.warnings.add(ER_NON_UNIQ_ERROR)  # GROUP BY takes the column, and says the alias was ambiguous
         if s.next_isolation and info.kind in (Kind.COMMIT, Kind.ROLLBACK):
             s.next_isolation = None
 
@@ -404,3 +406,7 @@ HANDLERS: dict[Kind, Handler] = {
     Kind.NOOP: handle_noop,
 }
 """Which handler runs for each statement kind."""
+
+
+def _is_column(t: Table | None, name: str) -> bool:
+    return t is not None and t.column(name) is not None

@@ -93,15 +93,15 @@ def upsert_images(table: Table, inserted: tuple[str, ...] | None, assigned: tupl
                   profile: Profile, deferred_row: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(before, after) of the update event REPLACE or INSERT ... ON DUPLICATE KEY UPDATE (``assigned``: its
     columns) writes for a duplicate. Written are the INSERT's columns with its auto-increment and clock
-    columns, and the assigned ones. MySQL's MINIMAL after image is the whole row
-    (Profile.UPSERT_MINIMAL_AFTER_FULL); MariaDB's FULL / NOBLOB one is the written columns when MIXED went to
+    columns, and the assigned ones. MySQL's MINIMAL and NOBLOB after image is the whole row
+    (Profile.UPSERT_AFTER_FULL); MariaDB's FULL / NOBLOB one is the written columns when MIXED went to
     row only after the duplicate-key rule (``deferred_row``, Profile.IODUP_TWO_KEYS_DEFERRED): the columns
     were marked for a statement (fixtures/seeds/004_wl5092/images_10_upsert.sql)."""
     all_cols = {c.name.lower() for c in table.columns}
     written = all_cols if inserted is None else {c.lower() for c in (*inserted, *assigned)} | {
         c.name.lower() for c in table.columns if c.auto_increment or c.default_now}
     before, after = images(table, Op.UPDATE, tuple(written), mode, profile)
-    if mode.upper() == "MINIMAL" and profile.UPSERT_MINIMAL_AFTER_FULL:
+    if mode.upper() != "FULL" and profile.UPSERT_AFTER_FULL:
         after = table.ordered(all_cols)
     elif mode.upper() != "MINIMAL" and deferred_row:
         after = table.ordered(written)

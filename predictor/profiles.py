@@ -130,10 +130,11 @@ class Profile:
     NO_PKE_FULL_IMAGES: ClassVar[bool] = False
     """MariaDB: a table without a PKE logs full before and after images in every binlog_row_image."""
     MINIMAL_AFTER_UNIQUE_KEYS: ClassVar[bool] = True
-    UPSERT_MINIMAL_AFTER_FULL: ClassVar[bool] = True
-    """MySQL: the update event of REPLACE / ON DUPLICATE KEY UPDATE has the whole row as MINIMAL after image
-    (seen on 9.7, fixtures/seeds/004_wl5092/upsert_images.sql)."""
     """MySQL (transaction_write_set_extraction): MINIMAL after images also carry unique-key columns."""
+    UPSERT_AFTER_FULL: ClassVar[bool] = True
+    """MySQL: a duplicate marks the whole row, so the update event of REPLACE / ON DUPLICATE KEY UPDATE, and an
+    upsert's rows written after a duplicate, have the whole row as MINIMAL and NOBLOB after image (seen on 9.7,
+    fixtures/seeds/004_wl5092/upsert_images.sql, upsert_write_image.sql)."""
     GENERATED_WRITTEN: ClassVar[str] = "computed"
     """Which generated columns a row change writes (MINIMAL after images): ``computed``, those whose base
     columns it writes (all of them on INSERT), or ``stored``, every STORED one. An indexed VIRTUAL column is
@@ -365,7 +366,7 @@ class MariaDB1011(Profile):
     MIXED_READ_COMMITTED_UNSAFE = True
     NO_PKE_FULL_IMAGES = True
     MINIMAL_AFTER_UNIQUE_KEYS = False
-    UPSERT_MINIMAL_AFTER_FULL = False
+    UPSERT_AFTER_FULL = False
     GENERATED_WRITTEN = "stored"
     NOBLOB_KEEPS_JSON = False
     NOBLOB_AFTER_HAS_PKE = True

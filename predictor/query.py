@@ -256,7 +256,7 @@ def _query(q: exp.Expression, sources: Sources) -> Result:
         rows = _sorted(rows, order.expressions)
     groups: list[list[Row]] | None = None
     if aggregated:
-        keys = list(group.expressions) if group is not None else []
+        keys = [_group_key(k, items, rows) for k in group.expressions] if group is not None else []
         condition = resolved(having.this, sources) if having is not None else None
         groups = [g for g in _groups(rows, keys)
                   if condition is None or truth(_aggregated(condition, g), g[0] if g else {})]
@@ -461,6 +461,19 @@ def _merge(left: Row, right: Row) -> Row:
     for k, v in right.items():
         out[k] = v if "." in k or k not in left else UNKNOWN
     return out
+
+
+def _group_key(k: exp.Expression, items: Sequence[exp.Expression], rows: list[Row]) -> exp.Expression:
+    """A GROUP BY key: a position, or a name that is no column of the FROM tables but a select alias (MySQL
+    looks in the FROM tables first; utility_billing_app: GROUP BY bucket, a CASE)."""
+    if isinstance(k, exp.Literal) and k.is_int and 0 < int(k.name) <= len(items):
+        e = items[int(k.name) - 1]
+        return cast(exp.Expression, e.this) if isinstance(e, exp.Alias) else e
+    if isinstance(k, exp.Column) and not k.table and rows and k.name.lower() not in rows[0]:
+        for e in items:
+            if isinstance(e, exp.Alias) and e.alias.lower() == k.name.lower():
+                return cast(exp.Expression, e.this)
+    return k
 
 
 def _groups(rows: list[Row], keys: Sequence[exp.Expression]) -> list[list[Row]]:

@@ -555,7 +555,9 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
     if mode is Mode.INSERT and _checks_foreign_keys(p, t, s) and missing_parent(p.data, p.catalog, t, rows):
         s.last_insert_id = prior
         return _failed(out, ER_NO_REFERENCED_ROW)
-    pairs: list[Pair] | None = [] if t.triggers and mode in (Mode.INSERT, Mode.IGNORE, Mode.UPSERT) else None
+    # the upsert's rows, in order, also without triggers: its write images depend on them (_upsert_write)
+    pairs: list[Pair] | None = [] if (t.triggers and mode in (Mode.INSERT, Mode.IGNORE)) or mode is Mode.UPSERT \
+        else None
     checked = (mode is Mode.REPLACE and p.profile.REPLACE_DELETE_CHECKS_CHILDREN and p.catalog.children(t.name)
                and _checks_foreign_keys(p, t, s))
     before = p.data.tables[t.ident].copy() if checked else None
@@ -567,7 +569,7 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
         deletes = any(tr.event.upper() == "DELETE" for tr in t.triggers) or bool(p.catalog.children(t.name))
         res = p.data.write(t, rows, mode, commit=not trans, assignments=assignments, replace_deletes=deletes,
                            pairs=pairs, counted=not info.select_source)
-        if res is not None and res.dup_at is None and mode is Mode.UPSERT:
+        if res is not None and res.dup_at is None and mode is Mode.UPSERT and t.triggers:
             order = _fire_upsert(p, s, info, t, pairs, fired)
             if order is not None:
                 out = _in_firing_order(out, order)
@@ -611,21 +613,42 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
                 continue
             if op is Op.UPDATE:
                 before, after = upsert_images(t, written, assigned, s.row_image, p.profile, deferred)
-            elif typ in own and not deferred and not (changed["update"] and p.profile.UPSERT_MINIMAL_AFTER_FULL):
+            elif op is Op.INSERT and mode in (Mode.UPSERT, Mode.REPLACE):
+                dup_first = _dup_before_write(pairs or []) if mode is Mode.UPSERT else bool(
+                    changed["delete"] or changed["update"])
+                before, after = _upsert_write(p, t, written, assigned, "MINIMAL" if deferred else s.row_image,
+                                              dup_first)
+            elif typ in own and not deferred:
                 add.append(own[typ])
                 continue
-            else:  # deferred to row: a FULL / NOBLOB write event has the written columns too (upsert_images)
-                image = "MINIMAL" if deferred else s.row_image
-                before, after = images(t, op, cols, image, p.profile)
-                if op is Op.INSERT and changed["update"] and p.profile.UPSERT_MINIMAL_AFTER_FULL \
-                        and s.row_image.upper() == "MINIMAL":
-                    after = t.ordered({c.name.lower() for c in t.columns})  # MySQL: the rows after a duplicate
+            else:  # deferred to row: a FULL / NOBLOB write event has the written columns only
+                before, after = images(t, op, cols, "MINIMAL" if deferred else s.row_image, p.profile)
             add.append(Piece(-1, True, not trans, t.name, before, after, typ))
         return tuple(x for x in cache if not (x.rows and x.table == t.name)) + tuple(add)
 
     stmt_cache, trx = pieces(out.stmt_cache), pieces(out.trx)
     logged = bool(stmt_cache or trx) if out.row_format else out.logged
     return replace(out, warnings=warnings, stmt_cache=stmt_cache, trx=trx, logged=logged)
+
+
+def _upsert_write(p: Predictor, t: Table, written: tuple[str, ...] | None, assigned: tuple[str, ...], image: str,
+                  dup_first: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The write event of INSERT ... ON DUPLICATE KEY UPDATE or REPLACE: an upsert's rows were marked for the
+    assigned columns too, duplicate or not (MINIMAL after image: written and assigned columns, both servers).
+    On MySQL a row written after a duplicate (``dup_first``; changed or not) has the whole row, in NOBLOB too
+    (Profile.UPSERT_AFTER_FULL; fixtures/seeds/004_wl5092/upsert_write_image.sql)."""
+    cols = None if written is None else (*written, *assigned)
+    before, after = images(t, Op.INSERT, cols, image, p.profile)
+    if image.upper() != "FULL" and p.profile.UPSERT_AFTER_FULL and dup_first:
+        after = t.ordered({c.name.lower() for c in t.columns})
+    return before, after
+
+
+def _dup_before_write(pairs: list[Pair]) -> bool:
+    """Whether an upsert wrote a row after one that met a duplicate (``pairs``: (None, new) per row written,
+    (old, new) per row updated, in order)."""
+    dup = next((i for i, (old, _) in enumerate(pairs) if old is not None), None)
+    return dup is not None and any(old is None for old, _ in pairs[dup + 1:])
 
 
 def _inserted(p: Predictor, sql: str, info: StatementInfo, s: SessionState,
