@@ -416,7 +416,7 @@ def _delete(tree: exp.Delete) -> StatementInfo:
 
 CHECK_OPTION = "check option"  # StatementInfo.extra of CREATE VIEW ... WITH CHECK OPTION (predictor/views.py)
 SELF_SUBQUERY = "self subquery"  # StatementInfo.extra: a subquery reads the table the statement changes
-CONDITION = "condition"  # StatementInfo.extra of a body's IF condition with functions: no statement of its own
+CONDITION = "condition"  # StatementInfo.extra of a body's IF condition: no statement of its own
 SETS_INSERT_ID = "sets insert id"  # StatementInfo.extra of an UPDATE ... SET c = LAST_INSERT_ID(x)
 
 
@@ -813,7 +813,7 @@ def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:
         if isinstance(n, exp.IfBlock):
             cond = n.this.sql(dialect=RplayMySQL) if isinstance(n.this, exp.Expression) else None
             test = _common(n.this, [], kind=Kind.NOOP) if isinstance(n.this, exp.Expression) else None
-            if test is not None and test.functions:  # evaluated where a CALL reaches it (calls.py)
+            if test is not None:  # evaluated where a CALL reaches it (calls.py)
                 out.append(replace(test, loops=counted, guards=guards, extra=(CONDITION,)))
             ifs += 1
             at = ifs

@@ -166,10 +166,11 @@ class Profile:
     ROUTINE_ERROR_NOTE: ClassVar[int | None] = None
     """MariaDB: the note (4094, "At line N in db.proc") next to an error a CALLed procedure's statement raised
     (fixtures/seeds/003_logging_rules/cursor_loops.sql)."""
-    ROUTINE_LAST_WARNINGS: ClassVar[bool] = False
-    """MySQL: a CALL reports the warnings of the last statement its body ran (each statement clears the
-    diagnostics area), besides the 1592 it adds when it ends; MariaDB keeps every body statement's
-    (fixtures/seeds/003_logging_rules/procedure_row_count.sql: an INSERT IGNORE's 1062, then COMMIT)."""
+    ROUTINE_WARNINGS_CLEARED_BY: ClassVar[str] = "tables"
+    """Which body statements clear the warnings a CALL reports so far (an unsafe statement's 1592 stays):
+    ``tables`` (MariaDB), a statement that opens tables, SET and IF tests excepted; ``statements`` (MySQL),
+    every statement and IF test (fixtures/seeds/003_logging_rules/procedure_row_count.sql: an INSERT IGNORE's
+    1062, then COMMIT; routine_warnings.sql)."""
     BAD_NULL_NOTE: ClassVar[int | None] = None
     """MariaDB: a second error (1105 "Unknown error") next to an INSERT's 1048 on its first row, unless the
     table has a BEFORE trigger (then NOT NULL is checked after the triggers: fixtures session_values.sql)."""
@@ -293,7 +294,7 @@ class MySQL80(Profile):
     SET_BINLOG_FORMAT_WARNING = 1287
     SQL_MODE_MERGED_WARNING = 3135
     FK_CASCADES_LOGGED = True
-    ROUTINE_LAST_WARNINGS = True
+    ROUTINE_WARNINGS_CLEARED_BY = "statements"
     SELF_SUBQUERY_ERROR = 1093
     """Seen on 9.7.4: DELETE FROM t WHERE v > (SELECT MAX(v) FROM t) is refused, nothing logged
     (fixtures/seeds/003_logging_rules/loops_subqueries_and_savepoints.sql); documented since 5.x."""
