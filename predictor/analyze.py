@@ -148,6 +148,7 @@ class StatementInfo:
     #   lower case; predictor/fresh.py)
     extra: tuple[str, ...] = field(default=())
     columns: tuple[str, ...] = ()  # a SELECT's output column names ("*" for a star)
+    joined: tuple[str, ...] = ()  # a multi-table UPDATE's tables (not those of its subqueries or derived tables)
     group_aliases: tuple[tuple[str, tuple[str, ...]], ...] = ()  # GROUP BY names that are select aliases of
     #   another expression, with the tables of their SELECT: a column of those too is ambiguous (warning 1052)
 
@@ -383,8 +384,11 @@ def _update(tree: exp.Update) -> StatementInfo:
         per_table.setdefault(name, []).append(col)
     writes = [Write(t, Op.UPDATE, tuple(c)) for t, c in per_table.items()]
     limit = _limit_value(tree)
+    joins = [*((target.args.get("joins") or ()) if target is not None else ()), *(tree.args.get("joins") or ())]
+    joined = tuple(str(t.name) for t in (target, *(j.this for j in joins)) if isinstance(t, exp.Table)) \
+        if multi else ()
     info = _common(tree, writes, kind=Kind.UPDATE, ignore=bool(tree.args.get("ignore")), limit=limit,
-                   multi_table=multi, self_read=True,
+                   multi_table=multi, self_read=True, joined=joined,
                    clock_columns=tuple(c for c, yes in _assigned_clocks(list(tree.expressions)).items() if yes))
     if any(isinstance(e, exp.EQ) and isinstance(e.expression, exp.Anonymous) and e.expression.expressions
            and e.expression.name.upper() == "LAST_INSERT_ID" for e in tree.expressions):

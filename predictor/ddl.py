@@ -149,7 +149,8 @@ def handle_create_select(p: Predictor, b: Builder, info: StatementInfo, s: Sessi
     if filled == DUPLICATE_FILL:
         b.error = 1062  # a duplicate key while filling: the table is dropped again, nothing is logged
         return
-    access = resolve(info, p.catalog, s, set_null_cascades=p.profile.FOREIGN_KEY_TABLES_LOCKED)
+    access = resolve(info, p.catalog, s, set_null_cascades=p.profile.FOREIGN_KEY_TABLES_LOCKED,
+                     joined_triggers=p.profile.MULTI_UPDATE_OPENS_JOINED)
     ctx = Context(b.seq, info, access, s, p.catalog, p.profile)
     b.unsafe = classify(ctx)
     ctx.unsafe = set(b.unsafe)

@@ -354,7 +354,8 @@ class Predictor:
         return r.text if r is not None else None
 
     def context(self, seq: int, info: StatementInfo, s: SessionState) -> Context:
-        access = resolve(info, self.catalog, s, set_null_cascades=self.profile.FOREIGN_KEY_TABLES_LOCKED)
+        access = resolve(info, self.catalog, s, set_null_cascades=self.profile.FOREIGN_KEY_TABLES_LOCKED,
+                         joined_triggers=self.profile.MULTI_UPDATE_OPENS_JOINED)
         return Context(seq, info, access, s, self.catalog, self.profile)
 
 

@@ -84,6 +84,10 @@ class Profile:
     """MySQL 9.7 opens the tables a statement's foreign keys check with it: the parents of an inserted or
     updated child, the RESTRICT / NO ACTION children of an updated or deleted parent are read-locked, so a
     change of an auto-increment table is WRITE_AUTOINC_SELECT (fixtures/seeds/003_logging_rules/unsafe_25_*)."""
+    MULTI_UPDATE_OPENS_JOINED: ClassVar[bool] = False
+    """MySQL opens every table of a multi-table UPDATE for writing, those it only reads too: their UPDATE
+    triggers' unsafe reasons are the statement's (seen on 9.7: fixtures/seeds/003_logging_rules/
+    multi_update_triggers.sql; MariaDB opens only the updated tables)."""
     UNSAFE_FUNCTIONS_IN: ClassVar[Mapping[str, frozenset[str]]] = MappingProxyType({})
     """Functions unsafe only in statements of these kinds (``Kind`` names)."""
     SAFE_SYSVARS: ClassVar[frozenset[str]] = _SAFE_SYSVARS
@@ -295,6 +299,7 @@ class MySQL80(Profile):
     SQL_MODE_MERGED_WARNING = 3135
     FK_CASCADES_LOGGED = True
     ROUTINE_WARNINGS_CLEARED_BY = "statements"
+    MULTI_UPDATE_OPENS_JOINED = True
     SELF_SUBQUERY_ERROR = 1093
     """Seen on 9.7.4: DELETE FROM t WHERE v > (SELECT MAX(v) FROM t) is refused, nothing logged
     (fixtures/seeds/003_logging_rules/loops_subqueries_and_savepoints.sql); documented since 5.x."""

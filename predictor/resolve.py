@@ -38,6 +38,7 @@ class Access:
     body_select: bool = False  # a trigger or function body reads a table it does not write (predictor/unsafe.py)
     stored_functions: list[str] = field(default_factory=list)
     set_null_cascades: bool = False  # ON DELETE SET NULL opens the child's UPDATE triggers (MySQL)
+    joined_triggers: bool = False  # a multi-table UPDATE opens the UPDATE triggers of every joined table (MySQL)
 
     def tables(self) -> list[Table]:
         seen: dict[str, Table] = {}
@@ -78,10 +79,31 @@ def lookup(name: str, catalog: Catalog, session: SessionState) -> Table | None:
 
 
 def resolve(info: StatementInfo, catalog: Catalog, session: SessionState, depth: int = 0,
-            set_null_cascades: bool = False) -> Access:
-    acc = Access(set_null_cascades=set_null_cascades)
+            set_null_cascades: bool = False, joined_triggers: bool = False) -> Access:
+    acc = Access(set_null_cascades=set_null_cascades, joined_triggers=joined_triggers)
     _resolve_into(acc, info, catalog, session, top=True, depth=depth)
+    if joined_triggers and info.joined and depth < 8:
+        _joined_triggers(acc, info, catalog, session, depth)
     return acc
+
+
+def _joined_triggers(acc: Access, info: StatementInfo, catalog: Catalog, session: SessionState, depth: int) -> None:
+    """MySQL opens every table of a multi-table UPDATE for writing, the ones it only reads too: their UPDATE
+    triggers are opened, never run; what they would write is locked (idle) and their unsafe reasons are the
+    statement's (fixtures/seeds/003_logging_rules/multi_update_triggers.sql)."""
+    written = {u.table.name.lower() for u in acc.writes if u.top}
+    for name in dict.fromkeys(n.lower() for n in info.joined):
+        t = lookup(name, catalog, session)
+        if t is None or name in written:
+            continue
+        for trig in t.triggers:
+            if trig.event != "UPDATE":
+                continue
+            for s in _statements(trig.body):
+                n = len(acc.writes)
+                acc.sub_statements.append(s)
+                _resolve_into(acc, s, catalog, session, top=False, depth=depth + 1)
+                acc.writes[n:] = [replace(u, idle=True) for u in acc.writes[n:]]
 
 
 def _resolve_write(acc: Access, w: Write, info: StatementInfo, catalog: Catalog, session: SessionState,
