@@ -141,7 +141,7 @@ class StatementInfo:
     unknown_reason: str | None = None
     reserved_names: frozenset[str] = frozenset()  # unquoted names some server reserves (predictor/reserved.py)
     signal: int | None = None  # a body's SIGNAL: the error it raises (predictor/calls.py)
-    leaves: int | None = None  # a body's LEAVE: the position of the unrolled loop it ends (predictor/calls.py)
+    leaves: int | None = None  # a body's LEAVE: the position of the unrolled loop it ends, or RETURNS (calls.py)
     handler: int | None = None  # a body statement of the handler declared at this place among the body's
     #   handlers (routines.ExitHandler.position)
     clock_columns: tuple[str, ...] = ()  # written columns it only ever sets to a clock reading (NOW(), CURDATE():
@@ -845,6 +845,8 @@ def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:
             loop = unrolled.get(id(target)) if target is not None else None
             if loop is not None:  # LEAVE of a loop the CALL unrolls: it ends the passes (calls.py)
                 out.append(StatementInfo(Kind.NOOP, leaves=loop.position, loops=counted, guards=guards))
+            elif target is None and _label(node) == n.name.lower():  # LEAVE of the body's own label: RETURN
+                out.append(StatementInfo(Kind.NOOP, leaves=RETURNS, loops=counted, guards=guards))
             return
         if isinstance(n, exp.Return | exp.Declare | exp.Leave | exp.Iterate | nodes.DeclareCursor |
                       nodes.DeclareCondition | nodes.CursorOp | nodes.Signal):
@@ -875,6 +877,14 @@ def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:
 
     visit(node, ())
     return tuple(out)
+
+
+RETURNS = -1  # StatementInfo.leaves of a LEAVE of the body's own label (``proc: BEGIN ... LEAVE proc``): the CALL ends
+
+
+def _label(block: exp.Expression) -> str | None:
+    own = block.args.get("label") if isinstance(block, exp.Block) else None
+    return None if own is None else str(own.name if isinstance(own, exp.Expression) else own).lower()
 
 
 def _left_loop(leave: exp.Expression) -> exp.Expression | None:

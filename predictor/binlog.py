@@ -3,11 +3,14 @@ become StatementRecords once every transaction has ended."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from predictor.records import Cache as RCache
 from predictor.records import Format, RowEvent, RowType, StatementRecord
 from predictor.session import Cache, Piece
+
+ColumnOrder = Callable[[str], tuple[str, ...] | None]  # a table's column names in table order (None: unknown)
 
 
 @dataclass(slots=True)
@@ -27,18 +30,28 @@ class Builder:
     unknown: bool = False
     unsafe_noted: bool = False  # the 1592 note stands although nothing was logged (a CALL's failed statement)
 
-    def written(self, piece: Piece, cache: Cache, group: int) -> None:
+    def written(self, piece: Piece, cache: Cache, group: int, order: ColumnOrder | None = None) -> None:
         if self.group is None:
             self.group = group
         if cache not in self.caches:
             self.caches.append(cache)
         if piece.rows:
             self.row_caches.add(cache)
-            key = (piece.table, piece.type)
-            if key not in self.row_events:
-                self.row_events[key] = RowEvent(piece.table, RowType(piece.type), piece.before, piece.after)
+            self.add_event(RowEvent(piece.table, RowType(piece.type), piece.before, piece.after), order)
         else:
             self.wrote_query = True
+
+    def add_event(self, e: RowEvent, order: ColumnOrder | None) -> None:
+        """One (table, type) written twice with other columns (a CALL updating a table twice): the record has
+        the columns of both, in table order, as the harness reads them."""
+        key = (e.table, e.type.value)
+        old = self.row_events.get(key)
+        if old is None:
+            self.row_events[key] = e
+        elif (old.before, old.after) != (e.before, e.after):
+            names = order(e.table) if order is not None else None
+            self.row_events[key] = RowEvent(e.table, e.type, _union(old.before, e.before, names),
+                                            _union(old.after, e.after, names))
 
     def record(self, shapes: dict[tuple[object, ...], StatementRecord] | None = None) -> StatementRecord:
         """The statement's record. With ``shapes``, a record that differs from an earlier one only in
@@ -90,10 +103,22 @@ def copy_record(shape: StatementRecord, seq: int, session: str, sql: str, group:
     return rec
 
 
-class Binlog:
-    """Counts groups as they are flushed and tells each piece's statement where it landed."""
+def _union(a: tuple[str, ...], b: tuple[str, ...], names: tuple[str, ...] | None) -> tuple[str, ...]:
+    """The columns of two images of one table, in table order (``names``; unknown: ``a``'s, then ``b``'s)."""
+    if set(b) <= set(a):
+        return a
+    both = set(a) | set(b)
+    if names is not None and both <= set(names):
+        return tuple(c for c in names if c in both)
+    return a + tuple(c for c in b if c not in a)
 
-    def __init__(self, cached: bool = True) -> None:
+
+class Binlog:
+    """Counts groups as they are flushed and tells each piece's statement where it landed. ``order`` gives a
+    table's column names in table order (for a statement's two images of one table)."""
+
+    def __init__(self, cached: bool = True, order: ColumnOrder | None = None) -> None:
+        self.order = order
         self.groups = 0
         self.builders: dict[int, Builder] = {}  # statements that may still be written to
         self.done: list[StatementRecord] = []  # records of statements that no longer can
@@ -124,7 +149,7 @@ class Binlog:
             for p in pieces:
                 b = self.builders.get(p.seq)
                 if b is not None:
-                    b.written(p, cache, g)
+                    b.written(p, cache, g, self.order)
         return g
 
     def write_together(self, b: Builder, parts: list[tuple[tuple[Piece, ...], Cache]]) -> None:
@@ -133,7 +158,7 @@ class Binlog:
         self.groups += 1
         for pieces, cache in parts:
             for p in pieces:
-                b.written(p, cache, g)
+                b.written(p, cache, g, self.order)
 
     def write(self, b: Builder, pieces: tuple[Piece, ...], cache: Cache) -> None:
         """flush() of pieces that all belong to statement ``b`` (whatever their seq says)."""

@@ -11,7 +11,7 @@ from sqlglot import exp
 
 from predictor import nodes
 from predictor.analyze import CONDITION, HANDLER, Kind, StatementInfo
-from predictor.binlog import Builder
+from predictor.binlog import Builder, ColumnOrder
 from predictor.branches import Decided, holds, taken
 from predictor.catalog import Routine
 from predictor.codes import ER_SP_DOES_NOT_EXIST
@@ -26,6 +26,7 @@ from predictor.routines import Bindings, ExitHandler, as_expression, assignments
 from predictor.rows import table_source
 from predictor.session import SessionState
 from predictor.unsafe import limited, system_function
+from predictor.variables import ER_SP_FETCH_NO_DATA
 
 if TYPE_CHECKING:
     from predictor.engine import Predictor
@@ -87,7 +88,11 @@ def unroll(p: Predictor, b: Builder, routine: Routine, s: SessionState, call: st
 
     decided: Decided = {}  # each IF's truth where the CALL entered it (one inside a loop: in this pass)
     loose: set[int] = set()  # loops run pass by pass whose LEAVE a pass reached undecided
-    if not _passes(p, b, routine, s, body, 0, bindings, depth, decided, loose) and b.error is not None:
+    try:
+        ran = _passes(p, b, routine, s, body, 0, bindings, depth, decided, loose)
+    except _Left:  # LEAVE of the body's label (analyze.RETURNS): the CALL ends here
+        ran = True
+    if not ran and b.error is not None:
         handler = routine.signature.exit_for(b.error)
         if handler is not None:
             _handle(p, b, routine, s, handler, bindings, depth, decided, loose)
@@ -312,7 +317,10 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
         if sub.kind in (Kind.SET, Kind.SELECT) and sub.text is not None and isinstance(values, dict):
             code = assign(sub.text, routine.signature.sequential, values, s, lambda name: table_source(p, name, s),
                           reached is True, p.function_text if p.catalog.has_functions() else None)
-            sb.error = sb.error or code
+            if code == ER_SP_FETCH_NO_DATA:
+                _not_found(routine, values, s, p)
+            else:
+                sb.error = sb.error or code
         if sb.error == ER_GTID_UNSAFE_NON_TRANSACTIONAL_TABLE:
             if s.binlog_format != "STATEMENT":
                 # the GTID check fails after the statement went to row: its unsafe reasons are never reported
@@ -333,7 +341,7 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
         if p.profile.ROUTINE_WARNINGS_CLEARED_BY == "statements" or (
                 sub.kind is not Kind.SET and (sub.reads or sub.writes)):
             b.warnings &= {ER_UNSAFE_STATEMENT}  # the statement before's warnings are cleared
-        _merge(b, sb)
+        _merge(b, sb, p.binlog.order)
         p.binlog.builders[b.seq] = b
         if sb.error is not None:
             b.error = sb.error
@@ -341,6 +349,15 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
                 b.warnings.add(p.profile.ROUTINE_ERROR_NOTE)
             return False
     return True
+
+
+def _not_found(routine: Routine, values: dict[str, exp.Expression], s: SessionState, p: Predictor) -> None:
+    """A SELECT ... INTO found no row: the body's CONTINUE HANDLER FOR NOT FOUND sets its variables
+    (Signature.not_found; game_backend_app: ``SET v_price = NULL``, then ``IF v_price IS NULL``)."""
+    for name, sql in routine.signature.not_found:
+        if name in routine.signature.sequential:
+            assign(f"SET {name} = {sql}", routine.signature.sequential, values, s,
+                   lambda t: table_source(p, t, s), True)
 
 
 def _unsafe_expression(p: Predictor, sub: StatementInfo) -> bool:
@@ -356,7 +373,7 @@ def _follows(p: Predictor, sub: StatementInfo) -> bool:
     return any(p.data.watching(w.table) for w in sub.writes)
 
 
-def _merge(into: Builder, sub: Builder) -> None:
+def _merge(into: Builder, sub: Builder, order: ColumnOrder | None) -> None:
     into.warnings |= sub.warnings
     into.unsafe |= sub.unsafe
     if into.group is None:
@@ -366,5 +383,5 @@ def _merge(into: Builder, sub: Builder) -> None:
             into.caches.append(c)
     into.row_caches |= sub.row_caches
     into.wrote_query = into.wrote_query or sub.wrote_query
-    for k, v in sub.row_events.items():
-        into.row_events.setdefault(k, v)
+    for v in sub.row_events.values():
+        into.add_event(v, order)

@@ -71,7 +71,7 @@ class Predictor:
         self.session_vars = dict(session_vars or {})
         self.catalog = Catalog()
         self.sessions: dict[str, SessionState] = {}
-        self.binlog = Binlog(cached)
+        self.binlog = Binlog(cached, self._column_order)
         self.rows: dict[str, int | None] = {}  # known row counts of base tables (None: unknown)
         self.memo: dict[tuple[object, ...], Outcome] = {}
         self.memo_infos: dict[int, StatementInfo] = {}
@@ -300,6 +300,10 @@ class Predictor:
         if key[2] not in self.clean_parts:
             del self.session_ids[session]
         binlog.done.append(copy_record(r.record, seq, session, sql, g if r.groups else None))
+
+    def _column_order(self, table: str) -> tuple[str, ...] | None:
+        t = self.catalog.table(table)
+        return None if t is None else tuple(c.name for c in t.columns)
 
     def _step(self, b: Builder, info: StatementInfo, s: SessionState) -> None:
         self.dispatch(b, info, s)

@@ -18,7 +18,7 @@ from predictor.parse import parse
 from predictor.query import Source, resolved, select_rows
 from predictor.routines import as_expression, inline_functions, substitute, unknown
 from predictor.session import SessionState
-from predictor.variables import ER_TOO_MANY_ROWS
+from predictor.variables import ER_SP_FETCH_NO_DATA, ER_TOO_MANY_ROWS
 from predictor.variables import bind as bind_user_vars
 
 Locals = MutableMapping[str, exp.Expression]
@@ -29,8 +29,8 @@ def assign(text: str, names: frozenset[str], values: Locals, s: SessionState,
            functions: Callable[[str], str | None] | None = None) -> int | None:
     """Run the assignment ``text`` (``SET`` or ``SELECT ... INTO``) on ``values``, for the variables in
     ``names``; ``reached``: the CALL surely runs it; ``functions``: stored functions' CREATE texts, to inline
-    the ones that only compute (routines.inline_functions). The statement's error (1172: several rows), or
-    None."""
+    the ones that only compute (routines.inline_functions). The statement's error (1172: several rows),
+    1329 when it surely found no row, or None."""
     tree = parse(text)
     if functions is not None and isinstance(tree, exp.Expression):
         tree = inline_functions(tree, functions)
@@ -57,7 +57,9 @@ def assign(text: str, names: frozenset[str], values: Locals, s: SessionState,
             if name is not None:
                 values[name] = unknown()
         return None
-    for name, v in zip(mine, got[1][0] if got[1] else (), strict=False):  # no row: left as they were
+    if not got[1]:
+        return ER_SP_FETCH_NO_DATA  # no row: left as they were (a NOT FOUND handler may run: calls.py)
+    for name, v in zip(mine, got[1][0], strict=False):
         if name is not None:
             values[name] = as_expression(v)
     return None

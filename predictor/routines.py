@@ -11,7 +11,7 @@ the whole body (a counted loop's counter is bound per pass, predictor/loops.py).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
@@ -39,6 +39,8 @@ class Signature:
     sequential: frozenset[str] = frozenset()  # locals only SET / SELECT ... INTO outside loops and handlers
     catches: bool = False  # a handler for errors: a SIGNAL or failing statement may not end the CALL
     exits: tuple[ExitHandler, ...] = ()  # the body's top-level EXIT handlers the CALL runs (predictor/calls.py)
+    not_found: tuple[tuple[str, str], ...] = ()  # (variable, value SQL) a top-level CONTINUE HANDLER FOR NOT
+    #   FOUND sets when a SELECT ... INTO finds no row, in a body without cursors (calls.py runs them)
 
     def exit_for(self, code: int) -> ExitHandler | None:
         """The EXIT handler that catches error ``code``, if the body has one the CALL can run: one naming the
@@ -76,7 +78,19 @@ def signature(tree: exp.Expression) -> Signature:
     body = tree.args.get("body")
     exits = tuple(x for k, h in enumerate(tree.find_all(nodes.DeclareHandler, bfs=False))
                   if (x := _exit_handler(h, k, body)) is not None)
-    return Signature(params, tuple(variables), assigned, frozenset(named - _unfollowed(tree)), catches, exits)
+    handlers = _not_found_handlers(tree, body, named)
+    not_found = tuple((e.this.name.lower(), e.expression.sql(dialect=RplayMySQL))
+                      for h in handlers for e in _not_found_sets(h, named) or ())
+    unfollowed = _unfollowed(tree, {id(h) for h in handlers})
+    return Signature(params, tuple(variables), assigned, frozenset(named - unfollowed), catches, exits, not_found)
+
+
+def _not_found_handlers(tree: exp.Expression, body: object, named: set[str]) -> list[nodes.DeclareHandler]:
+    """The body's top-level ``CONTINUE HANDLER FOR NOT FOUND SET v = ...`` (Signature.not_found); none when
+    the body has cursors (their FETCH runs it too, at the loop's end)."""
+    if any(True for _ in tree.find_all(nodes.DeclareCursor)):
+        return []
+    return [h for h in tree.find_all(nodes.DeclareHandler) if h.parent is body and _not_found_sets(h, named)]
 
 
 def _exit_handler(h: nodes.DeclareHandler, position: int, body: object) -> ExitHandler | None:
@@ -115,14 +129,16 @@ def no_data(condition: object) -> bool:
 _REPEATED = (exp.WhileBlock, exp.RepeatBlock, exp.LoopBlock, nodes.DeclareHandler)
 
 
-def _unfollowed(tree: exp.Expression) -> set[str]:
+def _unfollowed(tree: exp.Expression, followed: Collection[int] = ()) -> set[str]:
     """Names a body assigns where a CALL cannot take the assignments in order: inside a loop or a CONTINUE
-    handler (run any number of times), by FETCH or a nested CALL's arguments. An EXIT handler runs once, at
-    the end (calls.py runs it): ``SET p_id = NULL`` there leaves ``SET p_id = LAST_INSERT_ID()`` followed."""
+    handler (run any number of times; not the ``followed`` NOT FOUND handlers, by id: calls.py runs them),
+    by FETCH or a nested CALL's arguments. An EXIT handler runs once, at the end (calls.py runs it):
+    ``SET p_id = NULL`` there leaves ``SET p_id = LAST_INSERT_ID()`` followed."""
     out: set[str] = set()
     for item in tree.find_all(exp.SetItem):
         target = item.this.this if isinstance(item.this, exp.EQ) else None
-        if isinstance(target, exp.Column) and not target.table and _repeated(item):
+        if isinstance(target, exp.Column) and not target.table and _repeated(item) \
+                and id(item.find_ancestor(nodes.DeclareHandler)) not in followed:
             out.add(target.name.lower())
     for node in (*tree.find_all(exp.Into), *tree.find_all(nodes.CursorOp), *tree.find_all(nodes.Call)):
         if isinstance(node, exp.Into) and not _repeated(node):
@@ -327,7 +343,7 @@ def _returning(statements: Sequence[object], env: dict[str, exp.Expression] | No
     return _returning(rest, {**env, **converted}, scales, missing)
 
 
-def _not_found_sets(handler: nodes.DeclareHandler, env: dict[str, exp.Expression]) -> tuple[exp.EQ, ...] | None:
+def _not_found_sets(handler: nodes.DeclareHandler, env: Collection[str]) -> tuple[exp.EQ, ...] | None:
     """The ``SET v = ...`` of a ``CONTINUE HANDLER FOR NOT FOUND`` (of local variables), else None."""
     conditions = handler.args.get("conditions") or []
     body = handler.args.get("body")
