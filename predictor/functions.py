@@ -444,7 +444,27 @@ def _digest(e: exp.Expression, ev: Eval) -> Value:
     return hashlib.new(name, data).hexdigest()
 
 
+_RAND_MAX = 0x3FFFFFFF
+
+
+def _rand(e: exp.Expression, ev: Eval) -> Value:
+    """RAND(seed) with a seed that reads the row: re-seeded for each row, so its value is the seed's first
+    (my_rnd, the same on both servers: RAND(1) = 0.40540353712197724). A constant seed starts one sequence
+    for the statement (its value depends on the rows before): not computed, nor RAND() without one."""
+    seed = e.this
+    if not isinstance(seed, exp.Expression) or not any(isinstance(n, exp.Column) for n in seed.walk()):
+        return UNKNOWN
+    v = ev(seed)
+    if not isinstance(v, int) or isinstance(v, bool):
+        return UNKNOWN
+    tmp = v & 0xFFFFFFFF
+    seed1 = ((tmp * 0x10001 + 55555555) & 0xFFFFFFFF) % _RAND_MAX
+    seed2 = ((tmp * 0x10000001) & 0xFFFFFFFF) % _RAND_MAX
+    return Decimal((seed1 * 3 + seed2) % _RAND_MAX / float(_RAND_MAX))
+
+
 _FUNCTIONS: dict[type[exp.Expression], Callable[[exp.Expression, Eval], Value]] = {
+    exp.Rand: _rand,
     exp.Concat: _concat, exp.ConcatWs: _concat_ws, exp.Replace: _replace, exp.Coalesce: _coalesce, exp.Trim: _trim,
     exp.Lower: _recase, exp.Upper: _recase, exp.Repeat: _repeat, exp.Pad: _pad, exp.Left: _left_right,
     exp.Right: _left_right, exp.Substring: _substring, exp.TimeToStr: _date_format, exp.Length: _length,
