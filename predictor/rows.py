@@ -119,7 +119,8 @@ def _plain_now(p: Predictor, info: StatementInfo, s: SessionState) -> bool:
     if info.kind is not Kind.INSERT and info.kind is not Kind.REPLACE:
         return False
     found = [lookup(w.table, p.catalog, s) for w in info.writes]
-    return all(t is not None and t.auto_increment is None and not t.checks_values for t in found)
+    return all(t is not None and t.auto_increment is None and not t.checks_values
+               and not (t.foreign_keys and info.kind is Kind.INSERT) for t in found)
 
 
 def _give_back_auto_increment(p: Predictor, info: StatementInfo, s: SessionState, saved: Undo) -> None:
@@ -529,7 +530,7 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
     trans = p.profile.engine(t.engine).transactional
     p.journal(s, t)
     if p.data.tracked(t) is None:
-        return out
+        return _unfollowed_parents(p, sql, info, s, t, out, prior)
     got = _inserted(p, sql, info, s, t)
     if got is None:
         p.data.forget(t.ident)
@@ -651,6 +652,21 @@ def _dup_before_write(pairs: list[Pair]) -> bool:
     return dup is not None and any(old is None for old, _ in pairs[dup + 1:])
 
 
+def _unfollowed_parents(p: Predictor, sql: str, info: StatementInfo, s: SessionState, t: Table, out: Outcome,
+                        prior: object) -> Outcome:
+    """INSERT ... VALUES into a table whose rows are not followed: a row whose foreign key names a parent
+    that surely does not exist still fails with 1452 (game_backend_app: a bot's account id)."""
+    if not (t.foreign_keys and info.kind is Kind.INSERT and not info.ignore and info.on_duplicate is None
+            and not info.select_source and _checks_foreign_keys(p, t, s)) or not any(
+                p.data.tables.get(fk.parent) is not None and p.data.tables[fk.parent].tracked for fk in t.foreign_keys):
+        return out
+    got = _inserted(p, sql, info, s, t)
+    if got is None or not missing_parent(p.data, p.catalog, t, got[0]):
+        return out
+    s.last_insert_id = prior
+    return _failed(out, ER_NO_REFERENCED_ROW)
+
+
 def _inserted(p: Predictor, sql: str, info: StatementInfo, s: SessionState,
               t: Table) -> tuple[list[Row], Mode, list[tuple[str, exp.Expression]]] | None:
     """The rows an INSERT / REPLACE writes, how duplicates are met, the ON DUPLICATE KEY UPDATE assignments;
@@ -682,8 +698,10 @@ def _checked_unfollowed(p: Predictor, sql: str, info: StatementInfo, s: SessionS
     tables with such constraints, or a NULL in the text (the hot path of big workloads stays as it was), and
     no BEFORE INSERT trigger (it may change the values)."""
     t = lookup(info.writes[0].table, p.catalog, s)
-    if t is None or not (t.checks_values or "NULL" in sql or "null" in sql):
+    if t is None:
         return out
+    if not (t.checks_values or "NULL" in sql or "null" in sql):
+        return _unfollowed_parents(p, sql, info, s, t, out, prior)
     got = _inserted(p, sql, info, s, t)
     if got is None or got[1] is Mode.IGNORE:
         return out
