@@ -563,7 +563,10 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
                and _checks_foreign_keys(p, t, s))
     before = p.data.tables[t.ident].copy() if checked else None
     if pairs is not None and len(rows) > 1 and _sets_new_keys(t):
-        res = _write_each(p, s, info, t, rows, mode, fired)
+        events: list[str] = []
+        res = _write_each(p, s, info, t, rows, mode, fired, assignments, pairs, events)
+        if res is not None and res.dup_at is None and mode is Mode.UPSERT:
+            out = _in_firing_order(out, events)
     else:
         # REPLACE updates the clashing row in place only when no DELETE trigger and no foreign key needs to
         # see a delete: a referenced table gets a delete and a write (both servers: property_rental_app)
@@ -727,25 +730,31 @@ def _sets_new_keys(t: Table) -> bool:
 
 
 def _write_each(p: Predictor, s: SessionState, info: StatementInfo, t: Table, rows: list[Row], mode: Mode,
-                fired: dict[str, Changed | None]) -> WriteOutcome | None:
+                fired: dict[str, Changed | None], assignments: Sequence[tuple[str, exp.Expression]],
+                trace: list[Pair], events: list[str]) -> WriteOutcome | None:
     """A multi-row INSERT whose BEFORE trigger may set a key: each row is written, then its triggers run, as
     the server does (a ``booking_ref`` the trigger fills with UUID() is not a duplicate of the next row's
-    default; vet_clinic_app)."""
+    default; vet_clinic_app). An ON DUPLICATE KEY UPDATE updates the rows it meets (``assignments``) and runs
+    their UPDATE triggers; ``trace`` gets every row's pair, in order, ``events`` the trigger events run."""
     trans = p.profile.engine(t.engine).transactional
-    written = ignored = 0
+    written = updated = ignored = 0
     first_id: int | None = None
     total: Changed | None = {}
     start = p.data.next_auto(t)
     for i, row in enumerate(rows):
         pairs: list[Pair] = []
-        res = p.data.write(t, [row], mode, commit=not trans, pairs=pairs, counted=False)
+        res = p.data.write(t, [row], mode, commit=not trans, assignments=assignments, pairs=pairs, counted=False)
         if res is None:
             return None
         if res.dup_at is not None:
-            return WriteOutcome(i, len(rows), written, 0, 0, ignored)
-        written, ignored = written + res.written, ignored + res.ignored
+            return WriteOutcome(i, len(rows), written, updated, 0, ignored)
+        written, updated, ignored = written + res.written, updated + res.updated, ignored + res.ignored
         first_id = first_id if first_id is not None else res.first_id
-        _fire(p, s, info, t, "INSERT", pairs, fired, mode is Mode.INSERT)
+        trace.extend(pairs)
+        if mode is Mode.UPSERT:
+            events += [e for e in _fire_upsert(p, s, info, t, pairs, fired) or () if e not in events]
+        else:
+            _fire(p, s, info, t, "INSERT", pairs, fired, mode is Mode.INSERT)
         got = fired.get(t.name.lower())
         if got is None or total is None:
             total = None
@@ -753,7 +762,7 @@ def _write_each(p: Predictor, s: SessionState, info: StatementInfo, t: Table, ro
             for k, n in got.items():
                 triggers.count(total, k, n)
     fired[t.name.lower()] = total
-    out = WriteOutcome(None, len(rows), written, 0, 0, ignored, first_id)
+    out = WriteOutcome(None, len(rows), written, updated, 0, ignored, first_id)
     if start is not None:  # the statement's auto-increment reservation, not the rows' one by one
         p.data.reserve(t, start, rows, out, counted=not info.select_source)
     return out
