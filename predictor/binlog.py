@@ -30,20 +30,23 @@ class Builder:
     unknown: bool = False
     unsafe_noted: bool = False  # the 1592 note stands although nothing was logged (a CALL's failed statement)
 
-    def written(self, piece: Piece, cache: Cache, group: int, order: ColumnOrder | None = None) -> None:
+    def written(self, piece: Piece, cache: Cache, group: int) -> None:
         if self.group is None:
             self.group = group
         if cache not in self.caches:
             self.caches.append(cache)
         if piece.rows:
             self.row_caches.add(cache)
-            self.add_event(RowEvent(piece.table, RowType(piece.type), piece.before, piece.after), order)
+            # one statement's pieces of a table: its trigger statements, in IF branches of which only one may
+            # run, write it with other columns; the first is kept (images_twice.sql for a CALL's statements)
+            self.row_events.setdefault((piece.table, piece.type),
+                                       RowEvent(piece.table, RowType(piece.type), piece.before, piece.after))
         else:
             self.wrote_query = True
 
     def add_event(self, e: RowEvent, order: ColumnOrder | None) -> None:
-        """One (table, type) written twice with other columns (a CALL updating a table twice): the record has
-        the columns of both, in table order, as the harness reads them."""
+        """A CALL's statement's row event: one (table, type) two of its statements write with other columns
+        has the columns of both, in table order, as the harness reads them."""
         key = (e.table, e.type.value)
         old = self.row_events.get(key)
         if old is None:
@@ -149,7 +152,7 @@ class Binlog:
             for p in pieces:
                 b = self.builders.get(p.seq)
                 if b is not None:
-                    b.written(p, cache, g, self.order)
+                    b.written(p, cache, g)
         return g
 
     def write_together(self, b: Builder, parts: list[tuple[tuple[Piece, ...], Cache]]) -> None:
@@ -158,7 +161,7 @@ class Binlog:
         self.groups += 1
         for pieces, cache in parts:
             for p in pieces:
-                b.written(p, cache, g, self.order)
+                b.written(p, cache, g)
 
     def write(self, b: Builder, pieces: tuple[Piece, ...], cache: Cache) -> None:
         """flush() of pieces that all belong to statement ``b`` (whatever their seq says)."""
