@@ -233,12 +233,14 @@ def _target_table(node: exp.Expression | None) -> str:
 
 
 def _tables(node: exp.Expression | None) -> list[str]:
+    """The tables ``node`` names (not its CTEs: ``WITH spend AS (...) SELECT ... FROM spend``)."""
     if node is None:
         return []
+    ctes = {c.alias.lower() for c in node.find_all(exp.CTE)} if node.find(exp.With) else set()
     out: list[str] = []
     for t in node.find_all(exp.Table):
         n = f"{t.db}.{t.name}" if t.db else str(t.name)
-        if t.name and n not in out:
+        if t.name and n not in out and (t.db or t.name.lower() not in ctes):
             out.append(n)
     return out
 
