@@ -282,7 +282,7 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
         if CONDITION in sub.extra:  # an IF's test: no statement, but MySQL decides its unsafe functions
             if reached is True and s.binlog_format == "MIXED" and _unsafe_expression(p, sub):
                 s.force_row = True
-            if reached is True and p.profile.ROUTINE_WARNINGS_CLEARED_BY == "statements":
+            if reached is True and p.profile.ROUTINE_EVERY_STEP_CLEARS_WARNINGS:
                 b.warnings &= {ER_UNSAFE_STATEMENT}
             continue
         if sub.leaves is not None:
@@ -338,7 +338,7 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
             # though it logs nothing, and so is an unsafe statement that failed (what an EXIT handler then
             # writes is rows) (procedure_locals.sql, cursor_loops.sql, handler_exit.sql)
             s.force_row = True
-        if p.profile.ROUTINE_WARNINGS_CLEARED_BY == "statements" or (
+        if p.profile.ROUTINE_EVERY_STEP_CLEARS_WARNINGS or (
                 sub.kind is not Kind.SET and (sub.reads or sub.writes)):
             b.warnings &= {ER_UNSAFE_STATEMENT}  # the statement before's warnings are cleared
         _merge(b, sb, p.binlog.order)

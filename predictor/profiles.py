@@ -170,11 +170,11 @@ class Profile:
     ROUTINE_ERROR_NOTE: ClassVar[int | None] = None
     """MariaDB: the note (4094, "At line N in db.proc") next to an error a CALLed procedure's statement raised
     (fixtures/seeds/003_logging_rules/cursor_loops.sql)."""
-    ROUTINE_WARNINGS_CLEARED_BY: ClassVar[str] = "tables"
+    ROUTINE_EVERY_STEP_CLEARS_WARNINGS: ClassVar[bool] = False
     """Which body statements clear the warnings a CALL reports so far (an unsafe statement's 1592 stays):
-    ``tables`` (MariaDB), a statement that opens tables, SET and IF tests excepted; ``statements`` (MySQL),
-    every statement and IF test (fixtures/seeds/003_logging_rules/procedure_row_count.sql: an INSERT IGNORE's
-    1062, then COMMIT; routine_warnings.sql)."""
+    MySQL (True) every statement and IF test; MariaDB only a statement that opens tables, SET and IF tests
+    excepted (fixtures/seeds/003_logging_rules/procedure_row_count.sql: an INSERT IGNORE's 1062, then COMMIT;
+    routine_warnings.sql)."""
     BAD_NULL_NOTE: ClassVar[int | None] = None
     """MariaDB: a second error (1105 "Unknown error") next to an INSERT's 1048 on its first row, unless the
     table has a BEFORE trigger (then NOT NULL is checked after the triggers: fixtures session_values.sql)."""
@@ -298,7 +298,7 @@ class MySQL80(Profile):
     SET_BINLOG_FORMAT_WARNING = 1287
     SQL_MODE_MERGED_WARNING = 3135
     FK_CASCADES_LOGGED = True
-    ROUTINE_WARNINGS_CLEARED_BY = "statements"
+    ROUTINE_EVERY_STEP_CLEARS_WARNINGS = True
     MULTI_UPDATE_OPENS_JOINED = True
     SELF_SUBQUERY_ERROR = 1093
     """Seen on 9.7.4: DELETE FROM t WHERE v > (SELECT MAX(v) FROM t) is refused, nothing logged

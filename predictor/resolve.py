@@ -38,7 +38,6 @@ class Access:
     body_select: bool = False  # a trigger or function body reads a table it does not write (predictor/unsafe.py)
     stored_functions: list[str] = field(default_factory=list)
     set_null_cascades: bool = False  # ON DELETE SET NULL opens the child's UPDATE triggers (MySQL)
-    joined_triggers: bool = False  # a multi-table UPDATE opens the UPDATE triggers of every joined table (MySQL)
 
     def tables(self) -> list[Table]:
         seen: dict[str, Table] = {}
@@ -80,7 +79,7 @@ def lookup(name: str, catalog: Catalog, session: SessionState) -> Table | None:
 
 def resolve(info: StatementInfo, catalog: Catalog, session: SessionState, depth: int = 0,
             set_null_cascades: bool = False, joined_triggers: bool = False) -> Access:
-    acc = Access(set_null_cascades=set_null_cascades, joined_triggers=joined_triggers)
+    acc = Access(set_null_cascades=set_null_cascades)
     _resolve_into(acc, info, catalog, session, top=True, depth=depth)
     if joined_triggers and info.joined and depth < 8:
         _joined_triggers(acc, info, catalog, session, depth)
@@ -96,14 +95,7 @@ def _joined_triggers(acc: Access, info: StatementInfo, catalog: Catalog, session
         t = lookup(name, catalog, session)
         if t is None or name in written:
             continue
-        for trig in t.triggers:
-            if trig.event != "UPDATE":
-                continue
-            for s in _statements(trig.body):
-                n = len(acc.writes)
-                acc.sub_statements.append(s)
-                _resolve_into(acc, s, catalog, session, top=False, depth=depth + 1)
-                acc.writes[n:] = [replace(u, idle=True) for u in acc.writes[n:]]
+        _opened(acc, t, "UPDATE", catalog, session, depth, cascaded=False)
 
 
 def _resolve_write(acc: Access, w: Write, info: StatementInfo, catalog: Catalog, session: SessionState,
@@ -163,14 +155,22 @@ def _cascade_triggers(acc: Access, t: Table, event: str, catalog: Catalog, sessi
         fired = fk.child_event(event)
         if fired is None or (fired != event and not acc.set_null_cascades):
             continue  # ON DELETE SET NULL: MySQL only
-        for trig in child.triggers:
-            if trig.event != fired:
-                continue
-            for s in _statements(trig.body):
-                n = len(acc.writes)
-                acc.sub_statements.append(s)
-                _resolve_into(acc, s, catalog, session, top=False, depth=depth + 1)
-                acc.writes[n:] = [replace(u, idle=True, cascaded=True) for u in acc.writes[n:]]
+        _opened(acc, child, fired, catalog, session, depth, cascaded=True)
+
+
+def _opened(acc: Access, t: Table, event: str, catalog: Catalog, session: SessionState, depth: int,
+            cascaded: bool) -> None:
+    """``t``'s ``event`` triggers, opened with the statement but never run: what they would write is locked
+    (idle), their unsafe reasons are the statement's. ``cascaded``: a foreign key's child (not counted as an
+    auto-increment write of the statement: unsafe.write_autoinc_select)."""
+    for trig in t.triggers:
+        if trig.event != event:
+            continue
+        for s in _statements(trig.body):
+            n = len(acc.writes)
+            acc.sub_statements.append(s)
+            _resolve_into(acc, s, catalog, session, top=False, depth=depth + 1)
+            acc.writes[n:] = [replace(u, idle=True, cascaded=cascaded) for u in acc.writes[n:]]
 
 
 def with_trigger_columns(t: Table, w: Write) -> tuple[str, ...] | None:
