@@ -526,18 +526,25 @@ def _key_columns(node: exp.Expression) -> tuple[tuple[str, ...], bool]:
     return tuple(c for c in cols if c), prefix
 
 
+def _btree(node: exp.Expression) -> bool:
+    """``USING BTREE`` on a key, written before or after its columns."""
+    using = [node.args.get("index_type")] + [n.args.get("using") for n in node.find_all(
+        exp.IndexConstraintOption, exp.IndexParameters)]
+    return any((u.name if isinstance(u, exp.Expression) else str(u)).upper() == "BTREE" for u in using if u)
+
+
 def _table_constraint(node: exp.Expression) -> Key | None:
     if isinstance(node, exp.PrimaryKey):
         cols, prefix = _key_columns(node)
-        return Key(KeyKind.PRIMARY, cols, prefix)
+        return Key(KeyKind.PRIMARY, cols, prefix, _btree(node))
     if isinstance(node, exp.UniqueColumnConstraint):
         cols, prefix = _key_columns(node)
-        return Key(KeyKind.UNIQUE, cols, prefix)
+        return Key(KeyKind.UNIQUE, cols, prefix, _btree(node))
     if isinstance(node, exp.IndexColumnConstraint):
         cols, prefix = _key_columns(node)
         kind = str(node.args.get("kind") or "").upper()
         return Key(KeyKind.FULLTEXT if kind == "FULLTEXT" else (KeyKind.UNIQUE if kind == "UNIQUE"
-                   else KeyKind.PLAIN), cols, prefix)
+                   else KeyKind.PLAIN), cols, prefix, _btree(node))
     if isinstance(node, exp.Constraint):
         for e in node.expressions:
             k = _table_constraint(e)

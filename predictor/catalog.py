@@ -61,6 +61,7 @@ class Key:
     kind: KeyKind
     columns: tuple[str, ...]
     prefix: bool = False  # some key part is a prefix, e.g. b(10)
+    btree: bool = False  # USING BTREE: a MEMORY table's keys are HASH keys otherwise (predictor/ranges.py)
 
 
 @dataclass(frozen=True)

@@ -678,10 +678,22 @@ def _coerce(t: Table, name: str, v: Value) -> Value:
             return UNKNOWN
     if base in _INT_TYPES and isinstance(v, Decimal):
         return int(v.to_integral_value(ROUND_HALF_UP))  # 2.5 -> 3, -2.5 -> -3
+    if isinstance(v, float):
+        return _coerce_double(col.scale, base, v)
 
     if base not in _INT_TYPES and isinstance(v, int) and base in ("CHAR", "VARCHAR", "TEXT", "BINARY", "VARBINARY"):
         return str(v)
     return v
+
+
+def _coerce_double(scale: int | None, base: str, v: float) -> Value:
+    """A DOUBLE stored: into an integer column rounded half to even (rint), into a DECIMAL by its shortest
+    digits rounded half up, into a DOUBLE as it is; other columns are not followed."""
+    if base in _INT_TYPES:
+        return round(v)
+    if scale is not None:
+        return Decimal(repr(v)).quantize(Decimal(1).scaleb(-scale), ROUND_HALF_UP)
+    return v if base in ("DOUBLE", "REAL") else UNKNOWN
 
 
 def _fill(t: Table, d: TableData, row: Row) -> Row:

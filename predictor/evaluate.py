@@ -1,6 +1,7 @@
 """Evaluate the small expressions whose values decide a duplicate key or which rows a WHERE selects.
 
-Only what the data model needs: literals, column references, + - * on integers, comparisons (and ``<=>``)
+Only what the data model needs: literals, column references, + - * / on numbers (exact as DECIMAL, or as
+DOUBLE once a DOUBLE is involved: ``POW(10, d / 400)``), comparisons (and ``<=>``)
 and IN joined by AND/OR/NOT (three-valued, as SQL), clock readings. Anything else is "cannot say": an expression becomes
 ``UNKNOWN`` (fine for a value nobody compares), a condition raises ``CannotEvaluate``. SELECTs are
 evaluated in ``predictor/query.py``.
@@ -9,6 +10,7 @@ evaluated in ``predictor/query.py``.
 from __future__ import annotations
 
 import json
+import math
 import operator
 import re
 from collections.abc import Callable, Sequence
@@ -42,8 +44,8 @@ _FRESH_FUNCTIONS = frozenset({"UUID_SHORT", "SYS_GUID"})  # and exp.Uuid
 _KEEPS_FRESH = (exp.Unhex, exp.Hex, exp.Replace, exp.MD5, exp.SHA, exp.SHA2, exp.Lower, exp.Upper, exp.Concat)
 _KEEPS_FRESH_NAMES = frozenset({"UUID_TO_BIN", "BIN_TO_UUID", "SHA1"})
 
-Value = object  # int | Decimal | str (casefolded, trailing spaces stripped: default collations) | None (NULL) | Moment
-#                | Fresh | UNKNOWN
+Value = object  # int | Decimal | float (a DOUBLE) | str (casefolded, trailing spaces stripped: default collations)
+#                | None (NULL) | Moment | Fresh | UNKNOWN
 Row = dict[str, Value]  # lower-case column name -> value
 
 
@@ -53,7 +55,7 @@ class CannotEvaluate(Exception):
 
 def comparable(a: Value, b: Value) -> bool:
     """Whether two known values compare: the same type, two numbers, or two strings (a Recased one too)."""
-    return type(a) is type(b) or (number(a) and number(b)) or (isinstance(a, str) and isinstance(b, str))
+    return type(a) is type(b) or (real(a) and real(b)) or (isinstance(a, str) and isinstance(b, str))
 
 
 def known(v: Value, text: str | None = None) -> Known:
@@ -79,9 +81,14 @@ def literal(e: exp.Expression) -> Value:
     raise CannotEvaluate(type(e).__name__)
 
 
+_DOUBLE = re.compile(r"(\d+\.?\d*|\.\d+)[eE][-+]?\d+")
+
+
 def exact(text: str) -> Value:
-    """A number written with a point (``12.50``): an exact DECIMAL; anything else (``1e3``, a DOUBLE) keeps
-    its text."""
+    """A number written with a point (``12.50``): an exact DECIMAL; with an exponent (``1e3``): a DOUBLE;
+    anything else keeps its text."""
+    if _DOUBLE.fullmatch(text):
+        return _finite(float(text))
     whole, dot, fraction = text.partition(".")
     if dot and (whole.isdigit() or whole == "") and fraction.isdigit():
         try:
@@ -94,6 +101,24 @@ def exact(text: str) -> Value:
 def number(v: object) -> bool:
     """An exact number: an integer or a DECIMAL (not a flag)."""
     return isinstance(v, int | Decimal) and not isinstance(v, bool)
+
+
+def real(v: object) -> bool:
+    """A number, exact or a DOUBLE."""
+    return isinstance(v, int | Decimal | float) and not isinstance(v, bool)
+
+
+def _finite(v: float) -> Value:
+    """A DOUBLE result; an infinite or NaN one is an error or NULL on the server (1690): not followed."""
+    return v if math.isfinite(v) else UNKNOWN
+
+
+def _double(cls: type[exp.Expression], a: Value, b: Value) -> Value:
+    """+ - * with a DOUBLE operand: computed in double precision, as the server does."""
+    if not (real(a) and real(b)) or cls in (exp.IntDiv, exp.Mod):
+        return UNKNOWN
+    x, y = float(a), float(b)  # type: ignore[arg-type]
+    return _finite(x + y if cls is exp.Add else x - y if cls is exp.Sub else x * y)
 
 
 def _div(a: int, b: int) -> int | None:
@@ -245,6 +270,8 @@ def value(e: exp.Expression, row: Row, values: Row | None = None) -> Value:
                 return None
             if isinstance(a, int) and isinstance(b, int):
                 return fn(a, b)
+            if isinstance(a, float) or isinstance(b, float):
+                return _double(cls, a, b)
             if number(a) and number(b) and cls is not exp.IntDiv:
                 return fn(a, b)  # type: ignore[arg-type]  # DECIMAL + - * are exact
             return UNKNOWN
@@ -267,6 +294,8 @@ def value(e: exp.Expression, row: Row, values: Row | None = None) -> Value:
                 return int(told)
             if not comparable(a, b):
                 raise CannotEvaluate("comparison across types")
+            if isinstance(a, float) or isinstance(b, float):
+                a, b = float(a), float(b)  # type: ignore[arg-type]  # a DOUBLE compares as DOUBLE
             return 1 if fn(a, b) else 0
     if isinstance(e, exp.NullSafeEQ | exp.NullSafeNEQ):
         a, b = value(e.this, row, values), value(e.expression, row, values)
@@ -320,10 +349,13 @@ def _like(a: Value, pattern: Value) -> int | None:
 
 
 def _quotient(a: Value, b: Value) -> Value:
-    """a / b of exact numbers: a DECIMAL with 4 more digits than ``a`` has (div_precision_increment), NULL
-    for a NULL operand; UNKNOWN for a zero divisor (NULL or an error, by sql_mode) and anything else."""
+    """a / b of exact numbers: a DECIMAL with 4 more digits than ``a`` has (div_precision_increment); with a
+    DOUBLE operand, a DOUBLE; NULL for a NULL operand; UNKNOWN for a zero divisor (NULL or an error, by
+    sql_mode) and anything else."""
     if a is None or b is None:
         return None
+    if (isinstance(a, float) or isinstance(b, float)) and real(a) and real(b) and b != 0:
+        return _finite(float(a) / float(b))  # type: ignore[arg-type]
     if not (number(a) and number(b)) or b == 0:
         return UNKNOWN
     x, y = Decimal(a), Decimal(b)  # type: ignore[arg-type]

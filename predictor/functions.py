@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Callable
 from datetime import UTC, date, datetime, time, timedelta
-from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal
+from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal, InvalidOperation
 
 from sqlglot import exp
 
@@ -243,25 +244,55 @@ def _stamp(v: Value) -> Value:
 _DAY_TYPES = (exp.DataType.Type.DATE,)
 _STAMP_TYPES = (exp.DataType.Type.DATETIME, exp.DataType.Type.TIMESTAMP)
 _WHOLE_TYPES = (exp.DataType.Type.BIGINT, exp.DataType.Type.UBIGINT)
+_DOUBLE_TYPES = (exp.DataType.Type.DOUBLE,)
 
 
 def _cast(e: exp.Expression, ev: Eval) -> Value:
-    """CAST(x AS DATE) (and ``DATE 'x'``), AS DATETIME, AS SIGNED / UNSIGNED of a whole number; other types
-    are not followed."""
+    """CAST(x AS DATE) (and ``DATE 'x'``), AS DATETIME, AS SIGNED / UNSIGNED of a number (rounded: a DECIMAL
+    half up, a DOUBLE half to even), AS DOUBLE and AS DECIMAL(p, s) of a number; other types are not
+    followed."""
     to = e.args.get("to")
     kind = to.this if isinstance(to, exp.DataType) else None
     if kind in _DAY_TYPES:
         return _to_date(e, ev)
-    if kind not in _STAMP_TYPES and kind not in _WHOLE_TYPES:
+    if kind is exp.DataType.Type.DECIMAL and isinstance(to, exp.DataType):
+        return _as_decimal(ev(e.this), to)
+    if kind not in _STAMP_TYPES and kind not in _WHOLE_TYPES and kind not in _DOUBLE_TYPES:
         return UNKNOWN
     v = ev(e.this)
     if v is None or (isinstance(v, Moment) and kind in _STAMP_TYPES):
         return v
     if kind in _STAMP_TYPES:
         return _stamp(v)
+    if isinstance(v, bool) or not isinstance(v, int | Decimal | float):
+        return UNKNOWN
+    if kind in _DOUBLE_TYPES:
+        return float(v)
+    if isinstance(v, float):
+        v = round(v) if math.isfinite(v) and abs(v) < 2.0 ** 63 else UNKNOWN  # rint
+    elif isinstance(v, Decimal):
+        v = int(v.to_integral_value(ROUND_HALF_UP))
     if isinstance(v, int) and not isinstance(v, bool) and (v >= 0 or kind is exp.DataType.Type.BIGINT):
         return v
     return UNKNOWN
+
+
+def _as_decimal(v: Value, to: exp.DataType) -> Value:
+    """A number as a DECIMAL(p, s): a DOUBLE by its shortest digits (double2decimal), rounded half up to s;
+    one too wide for p is not followed (the server caps it with a warning)."""
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, int | Decimal | float):
+        return UNKNOWN
+    sizes = [int(p.this.this) for p in to.expressions if isinstance(p.this, exp.Literal) and p.this.is_int]
+    if len(sizes) != len(to.expressions):
+        return UNKNOWN
+    precision, scale = (sizes[0] if sizes else 10), (sizes[1] if len(sizes) > 1 else 0)
+    try:
+        out = Decimal(repr(v) if isinstance(v, float) else v).quantize(Decimal(1).scaleb(-scale), ROUND_HALF_UP)
+    except InvalidOperation:  # more digits than Python's context holds (28)
+        return UNKNOWN
+    return out if len(out.as_tuple().digits) <= max(precision, 1) else UNKNOWN
 
 
 def _timestamp(e: exp.Expression, ev: Eval) -> Value:
@@ -363,11 +394,15 @@ def _last_day(e: exp.Expression, ev: Eval) -> Value:
 
 
 def _round(e: exp.Expression, ev: Eval) -> Value:
-    """ROUND(x[, d]) of an exact number: half away from zero, as MySQL rounds DECIMAL and integers."""
+    """ROUND(x[, d]) of an exact number: half away from zero, as MySQL rounds DECIMAL and integers; of a
+    DOUBLE: rint(x * 10^d) / 10^d, half to even (my_double_round)."""
     v = ev(e.this)
     places = ev(e.args["decimals"]) if isinstance(e.args.get("decimals"), exp.Expression) else 0
     if v is None or places is None:
         return None
+    if isinstance(v, float) and isinstance(places, int) and not isinstance(places, bool) and abs(places) < 16:
+        scale = 10.0 ** abs(places)
+        return round(v / scale) * scale if places < 0 else round(v * scale) / scale
     if not isinstance(places, int) or isinstance(places, bool) or isinstance(v, bool) \
             or not isinstance(v, int | Decimal):
         return UNKNOWN
@@ -378,10 +413,12 @@ def _round(e: exp.Expression, ev: Eval) -> Value:
 
 
 def _whole(e: exp.Expression, ev: Eval) -> Value:
-    """CEIL / FLOOR of an exact number (an integer), ABS."""
+    """CEIL / FLOOR of an exact number (an integer), of a DOUBLE (a DOUBLE), ABS."""
     v = ev(e.this)
     if v is None:
         return None
+    if isinstance(v, float):
+        return abs(v) if isinstance(e, exp.Abs) else float(math.ceil(v) if isinstance(e, exp.Ceil) else math.floor(v))
     if isinstance(v, bool) or not isinstance(v, int | Decimal):
         return UNKNOWN
     if isinstance(e, exp.Abs):
@@ -398,8 +435,10 @@ def _extreme(e: exp.Expression, ev: Eval) -> Value:
     pick = max if isinstance(e, exp.Greatest) else min
     if all(isinstance(v, str) and _day(v) is not None and len(v) == len(str(args[0])) for v in args):
         return pick(str(v) for v in args)
-    if not all(isinstance(v, int | Decimal) and not isinstance(v, bool) for v in args):
+    if not all(isinstance(v, int | Decimal | float) and not isinstance(v, bool) for v in args):
         return UNKNOWN
+    if any(isinstance(v, float) for v in args):
+        return float(pick(float(v) for v in args))  # type: ignore[arg-type]  # compared and returned as DOUBLE
     return pick(args)  # type: ignore[type-var]
 
 
@@ -447,6 +486,33 @@ def _digest(e: exp.Expression, ev: Eval) -> Value:
 _RAND_MAX = 0x3FFFFFFF
 
 
+def _double_of(e: exp.Expression, ev: Eval) -> Value:
+    """POW / EXP / SQRT / LN / LOG of numbers: a DOUBLE, from the same C library the server calls; NULL
+    where the server returns NULL (a negative square root, the log of a non-positive number)."""
+    args = [ev(x) for x in (e.this, e.args.get("expression")) if isinstance(x, exp.Expression)]
+    if any(v is None for v in args):
+        return None
+    if not all(isinstance(v, int | Decimal | float) and not isinstance(v, bool) for v in args):
+        return UNKNOWN
+    x = [float(v) for v in args]  # type: ignore[arg-type]
+    try:
+        if isinstance(e, exp.Pow):
+            out = math.pow(x[0], x[1])
+        elif isinstance(e, exp.Exp):
+            out = math.exp(x[0])
+        elif isinstance(e, exp.Sqrt):
+            return math.sqrt(x[0]) if x[0] >= 0 else None
+        elif any(v <= 0 for v in x):
+            return None  # LN(0), LOG(-1): NULL and a warning in MySQL 8+ (not followed further)
+        elif isinstance(e, exp.Ln):
+            out = math.log(x[0])
+        else:  # LOG(b, x), LOG2(x), LOG10(x): ln(x) / ln(b), as the server divides
+            out = math.log(x[1]) / math.log(x[0]) if len(x) == 2 else UNKNOWN  # type: ignore[assignment]
+    except (OverflowError, ValueError, ZeroDivisionError):
+        return UNKNOWN
+    return out if isinstance(out, float) and math.isfinite(out) else UNKNOWN
+
+
 def _rand(e: exp.Expression, ev: Eval) -> Value:
     """RAND(seed) with a seed that reads the row: re-seeded for each row, so its value is the seed's first
     (my_rnd, the same on both servers: RAND(1) = 0.40540353712197724). A constant seed starts one sequence
@@ -464,7 +530,8 @@ def _rand(e: exp.Expression, ev: Eval) -> Value:
 
 
 _FUNCTIONS: dict[type[exp.Expression], Callable[[exp.Expression, Eval], Value]] = {
-    exp.Rand: _rand,
+    exp.Rand: _rand, exp.Pow: _double_of, exp.Exp: _double_of, exp.Sqrt: _double_of, exp.Ln: _double_of,
+    exp.Log: _double_of,
     exp.Concat: _concat, exp.ConcatWs: _concat_ws, exp.Replace: _replace, exp.Coalesce: _coalesce, exp.Trim: _trim,
     exp.Lower: _recase, exp.Upper: _recase, exp.Repeat: _repeat, exp.Pad: _pad, exp.Left: _left_right,
     exp.Right: _left_right, exp.Substring: _substring, exp.TimeToStr: _date_format, exp.Length: _length,

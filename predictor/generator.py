@@ -14,6 +14,7 @@ from sqlglot import exp
 from sqlglot.generators.mysql import MySQLGenerator
 
 from predictor import nodes
+from predictor.values import double_sql
 
 
 def _with_flags(sql: str, verb: str, flags: list[str]) -> str:
@@ -67,6 +68,8 @@ class RplayGenerator(MySQLGenerator):
             return "NULL"
         if isinstance(v, int | Decimal):
             return str(v) if isinstance(v, Decimal) else str(int(v))
+        if isinstance(v, float):
+            return double_sql(v)
         if not isinstance(v, str):  # a clock reading, a UUID: no SQL text says it, so statements see it unknown
             from predictor.routines import UNKNOWN_NAME
 

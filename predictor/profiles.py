@@ -8,6 +8,7 @@ show them); where a real server disagreed with a document, the profile follows t
 from __future__ import annotations
 
 from collections.abc import Mapping
+from enum import Enum
 from types import MappingProxyType
 from typing import ClassVar
 
@@ -35,6 +36,14 @@ _BASE_ENGINES: dict[str, Engine] = {e.name: e for e in (
     E.INNODB, E.MYISAM, E.MEMORY, E.CSV, E.ARCHIVE, E.BLACKHOLE, E.FEDERATED, E.MERGE, E.EXAMPLE,
     E.PERFORMANCE_SCHEMA,
 )}
+
+
+class EmptyTable(str, Enum):
+    """Which UPDATE / DELETE on an empty table of Profile.EMPTY_ESTIMATE_ENGINES is dropped before it runs."""
+
+    HASH_KEY = "hash_key"  # its WHERE gives every column of a non-unique HASH key (a MEMORY table's default)
+    INDEX_RANGE = "index_range"  # its WHERE compares the first column of an index with a value
+    ANY_WHERE = "any_where"  # it has a WHERE
 
 
 class Profile:
@@ -153,6 +162,12 @@ class Profile:
     FIRST_NULL_READ_LOGGED: ClassVar[bool] = False
     """MariaDB: the first statement of a session that compares an index with a never-set user variable is
     run and logged all the same (the next ones are not; fixtures/seeds/003_logging_rules/impossible_where.sql)."""
+    EMPTY_ESTIMATE_ENGINES: ClassVar[frozenset[str]] = frozenset({"memory", "heap"})
+    """Engines whose estimate of 0 rows for an empty table the optimizer takes as exact: an UPDATE / DELETE
+    on one that is empty may not run, nor be logged (predictor/ranges.py; EMPTY_TABLE_SKIPS says which)."""
+    EMPTY_TABLE_SKIPS: ClassVar[EmptyTable] = EmptyTable.HASH_KEY
+    """MySQL: the WHERE gives every column of a non-unique HASH key (a unique one is estimated at one row
+    without asking the engine; fixtures/seeds/003_logging_rules/empty_range.sql)."""
     CHECK_VIOLATION_ERROR: ClassVar[int] = 3819
     """A row that makes a CHECK constraint false (MariaDB: 4025, ER_CONSTRAINT_FAILED)."""
     REPLACE_DELETE_CHECKS_CHILDREN: ClassVar[bool] = False
@@ -385,6 +400,9 @@ class MariaDB1011(Profile):
     INVALID_JSON_NOTE: ClassVar[int | None] = 4038
     TIME_DROPPED_NOTE = 1265
     FIRST_NULL_READ_LOGGED = True
+    EMPTY_ESTIMATE_ENGINES = frozenset({"memory", "heap", "myisam"})
+    EMPTY_TABLE_SKIPS = EmptyTable.INDEX_RANGE
+    """The WHERE compares the first column of any index with a value, unique or not."""
     INNODB_ROW_ONLY_WARNING = 1030
     BINLOG_FORMAT_WITH_TEMP_ERROR = None
     GTID_CONSISTENCY_ERRORS = False
@@ -411,6 +429,8 @@ class MariaDB118(MariaDB1011):
     ROW_IMAGES = frozenset({"FULL", "MINIMAL", "NOBLOB", "FULL_NODUP"})
     INVALID_JSON_NOTE = None
     """Seen on 11.8: the CHECK fails without the JSON syntax warning (json_invalid.sql)."""
+    EMPTY_TABLE_SKIPS = EmptyTable.ANY_WHERE
+    """Seen on 11.8: any WHERE, on indexed columns or not (empty_range.sql)."""
 
 
 PROFILES: Mapping[str, type[Profile]] = MappingProxyType({

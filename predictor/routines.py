@@ -23,6 +23,7 @@ from predictor.dialect import RplayMySQL
 from predictor.evaluate import known
 from predictor.moments import Moment
 from predictor.parse import parse
+from predictor.values import double_sql
 
 Bindings = Mapping[str, exp.Expression]  # lower-case name -> its value as an expression
 
@@ -269,6 +270,8 @@ def as_expression(v: object) -> exp.Expression:
         return exp.Literal.number(int(v))
     if isinstance(v, int | Decimal):
         return exp.Literal.number(str(v) if isinstance(v, Decimal) else v)
+    if isinstance(v, float):
+        return exp.Literal.number(double_sql(v))
     if type(v) is str:
         return exp.Literal.string(v)
     return unknown()
@@ -409,14 +412,18 @@ def _same(e: exp.Expression) -> exp.Expression:
 
 
 def _conversion(kind: object) -> Conversion | None:
-    """How a parameter, local or result of type ``kind`` holds a value: an integer as it is, a DECIMAL(p, s)
-    rounded to s, a DATE as a datetime's day, a CHAR / VARCHAR(n) as it is when it fits (a longer string is
-    unknown: truncated with a warning, or refused in strict mode), TEXT as it is; None for a type whose
+    """How a parameter, local or result of type ``kind`` holds a value: an integer rounded (a DECIMAL half up,
+    a DOUBLE half to even), a DOUBLE as a DOUBLE, a DECIMAL(p, s) rounded to s, a DATE as a datetime's day,
+    a CHAR / VARCHAR(n) as it is when it fits (a longer string is unknown: truncated with a warning, or
+    refused in strict mode), TEXT as it is; None for a type whose
     conversion is not followed."""
     if not isinstance(kind, exp.DataType):
         return None
-    if kind.this in _INTEGER_TYPES or kind.this is exp.DataType.Type.TEXT:
+    if kind.this is exp.DataType.Type.TEXT:
         return _same
+    if kind.this in _INTEGER_TYPES or kind.this is exp.DataType.Type.DOUBLE:
+        to = exp.DataType.build("DOUBLE" if kind.this is exp.DataType.Type.DOUBLE else "BIGINT")
+        return lambda e: exp.Cast(this=exp.Paren(this=e), to=to)
     if kind.this is exp.DataType.Type.DATE:
         return lambda e: exp.TsOrDsToDate(this=e)
     if kind.this in (exp.DataType.Type.VARCHAR, exp.DataType.Type.CHAR):
@@ -431,7 +438,7 @@ def _conversion(kind: object) -> Conversion | None:
         scale = int(digits.this) if isinstance(digits, exp.Literal) and digits.is_int else 0 if \
             len(kind.expressions) < 2 else None
         return None if scale is None else \
-            lambda e: exp.Round(this=exp.Paren(this=e), decimals=exp.Literal.number(scale))
+            lambda e: exp.Cast(this=exp.Paren(this=e), to=exp.DataType.build(f"DECIMAL(65, {scale})"))
     return None
 
 

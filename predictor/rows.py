@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from predictor import fresh, triggers, views
+from predictor import fresh, ranges, triggers, views
 from predictor.analyze import SETS_INSERT_ID, Kind, Op, StatementInfo
 from predictor.catalog import ForeignKey, Table
 from predictor.codes import ER_BAD_NULL, ER_WARNING_NOT_COMPLETE_ROLLBACK
@@ -18,7 +18,6 @@ from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, value
 from predictor.foreign import ER_NO_REFERENCED_ROW, ER_ROW_IS_REFERENCED, missing_parent, referenced
 from predictor.images import images, upsert_images
 from predictor.literals import UNSURE, Unsure, literal_rows
-from predictor.nodes import Known
 from predictor.outcome import Outcome
 from predictor.parse import Parsed, parse
 from predictor.query import Source, matching_rows, resolved, select_rows
@@ -59,7 +58,7 @@ def with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState
         if code is not None:
             return _failed(out, code)
     if kind is Kind.UPDATE or kind is Kind.DELETE:
-        if not info.multi_table and _impossible(p, sql, info, s):
+        if not info.multi_table and ranges.nothing_to_do(p, sql, info, s):
             return replace(out, logged=False, stmt_cache=(), trx=(), row_writes=())
         if out.row_format and fresh.matches_nothing(p, sql, info, s):  # a retention statement: no row is old
             return replace(_without_rows(out, lambda name: True), row_writes=())
@@ -165,47 +164,6 @@ def _may_generate_id(p: Predictor, info: StatementInfo, s: SessionState) -> bool
             p.id_writers[key] = known
             p.memo_infos[id(info)] = info  # keep the info alive while its id is part of a key
     return known
-
-
-def _impossible(p: Predictor, sql: str, info: StatementInfo, s: SessionState) -> bool:
-    """An UPDATE / DELETE whose WHERE compares the first column of an index with NULL (a NULL literal, or a
-    user variable that is NULL): the range optimizer finds no row, nothing runs, nothing is logged (both
-    servers; fixtures/seeds/003_logging_rules/impossible_where.sql)."""
-    if "@" not in sql and "NULL" not in sql and "null" not in sql:
-        return False
-    t = lookup(info.writes[0].table, p.catalog, s) if info.writes else None
-    if t is None or not p.data.may_parse():
-        return False
-    tree = parse(sql)
-    where = tree.args.get("where") if isinstance(tree, exp.Update | exp.Delete) else None
-    if where is None:
-        return False
-    hidden = p.catalog.hidden_user_vars()
-    unset = {x.name.lower() for x in where.this.find_all(exp.Parameter)} - set(s.user_vars) - hidden
-    if p.profile.FIRST_NULL_READ_LOGGED and unset - s.read_vars:
-        s.read_vars |= unset
-        return False
-    cond = bind(where.this, s, hidden)
-    leading = {k.columns[0].lower() for k in t.keys if k.columns}
-    conjuncts = cond.flatten() if isinstance(cond, exp.And) else [cond]
-    return any(isinstance(c, exp.Expression) and _null_comparison(c, leading, t) for c in conjuncts)
-
-
-def _null_comparison(c: exp.Expression, leading: set[str], t: Table) -> bool:
-    def is_null(e: exp.Expression) -> bool:
-        return isinstance(e, exp.Null) or (isinstance(e, Known) and e.this[0] is None)
-
-    if isinstance(c, exp.Paren):
-        return _null_comparison(c.this, leading, t)
-    if isinstance(c, exp.In) and isinstance(c.this, exp.Column) and c.expressions and not c.args.get("query"):
-        return c.this.name.lower() in leading and all(is_null(e) for e in c.expressions)
-    if not isinstance(c, exp.EQ | exp.NEQ | exp.LT | exp.GT | exp.LTE | exp.GTE | exp.NullSafeEQ):
-        return False
-    for col, other in ((c.this, c.expression), (c.expression, c.this)):
-        if isinstance(col, exp.Column) and col.name.lower() in leading and is_null(other):
-            column = t.column(col.name)
-            return not isinstance(c, exp.NullSafeEQ) or (column is not None and not column.nullable)
-    return False
 
 
 def _watched(p: Predictor, info: StatementInfo, s: SessionState) -> bool:

@@ -72,7 +72,7 @@ class SessionState:
     name: str
     vars: dict[str, str]
     user_vars: dict[str, object] = field(default_factory=dict)  # @v -> its value (predictor/variables.py)
-    read_vars: set[str] = field(default_factory=set)  # never-set variables a statement compared (rows._impossible)
+    read_vars: set[str] = field(default_factory=set)  # never-set variables a statement compared (ranges._null_read)
     last_insert_id: object = 0  # LAST_INSERT_ID(): 0 before any insert; evaluate.UNKNOWN when not known
     connection: Fresh = field(default_factory=Fresh)  # CONNECTION_ID(): the session's own, equal to no other
     read_insert_id: object = 0  # LAST_INSERT_ID() as the running statement reads it (its value when it began)

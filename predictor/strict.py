@@ -83,7 +83,7 @@ def _generated_issues(t: Table, row: Row, full: Row | None, i: int) -> list[Issu
             v = value(e, full if full is not None else _with_defaults(t, row)) if e is not None else UNKNOWN
         except CannotEvaluate:
             continue
-        x = _issue(c, v, i, 1) if number(v) else None
+        x = _issue(c, v, i, 1) if number(v) or isinstance(v, float) else None
         if x is not None:
             out.append(x)
     return out
@@ -96,9 +96,11 @@ def _issue(c: Column, v: Value, row: int, rows: int) -> Issue | None:
             # a single-row INSERT fails in any mode; a multi-row one stores the implicit default
             return Issue(ER_BAD_NULL, row, name, ER_BAD_NULL if rows > 1 else None, UNKNOWN)
         return None
-    if c.scale is not None and number(v):
-        stored = Decimal(str(v)).quantize(Decimal(1).scaleb(-c.scale), ROUND_HALF_UP)
-        return Issue(ER_WARN_DATA_TRUNCATED, row, name, ER_WARN_DATA_TRUNCATED, stored, True) if stored != v else None
+    if c.scale is not None and (number(v) or isinstance(v, float)):
+        given = Decimal(repr(v) if isinstance(v, float) else str(v))  # a DOUBLE by its shortest digits
+        stored = given.quantize(Decimal(1).scaleb(-c.scale), ROUND_HALF_UP)
+        return Issue(ER_WARN_DATA_TRUNCATED, row, name, ER_WARN_DATA_TRUNCATED, stored, True) \
+            if stored != given else None
     if isinstance(v, bool) or not isinstance(v, str | int):
         return None
     if isinstance(v, str) and c.type.upper() == "JSON" and not _json(v):

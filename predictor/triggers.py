@@ -153,7 +153,8 @@ class _Runner:
             if code is not None:
                 raise _Signal(code)
         elif isinstance(n, exp.IfBlock):
-            branch = n.args.get("true") if truth(_bound(n.this, rows), {}) else n.args.get("false")
+            taken = truth(resolved(_bound(n.this, rows), self.source), {})  # a scalar subquery too
+            branch = n.args.get("true") if taken else n.args.get("false")
             if isinstance(branch, exp.Expression):
                 self.node(branch, rows)
         elif isinstance(n, exp.Update):

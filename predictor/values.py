@@ -26,3 +26,9 @@ class Recased(str):
     change the row even when it compares equal (``SET v = UPPER(v)``)."""
 
     __slots__ = ()
+
+
+def double_sql(v: float) -> str:
+    """A DOUBLE's literal: with an exponent, so that it reads back as a DOUBLE, not a DECIMAL (``16.0e0``)."""
+    text = repr(v)
+    return text if "e" in text else f"{text}e0"
