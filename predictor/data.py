@@ -193,7 +193,7 @@ class DataModel:
     tables: dict[str, TableData] = field(default_factory=dict)
     parses_left: int = PARSE_BUDGET
     untrackable: set[str] = field(default_factory=set)  # tables a trigger inserts into or deletes from
-    fed: dict[str, list[tuple[str, str, tuple[str, ...] | None]]] = field(default_factory=dict)
+    fed: dict[str, list[tuple[str, str, tuple[str, ...] | None, frozenset[str]]]] = field(default_factory=dict)
     """table -> (event, table, non-key columns) of the UPDATEs its triggers run, columns None for their
     INSERTs and DELETEs (see ``fire``)."""
     named: dict[str, dict[str, bool]] = field(default_factory=dict)
@@ -212,18 +212,24 @@ class DataModel:
         self.untrackable.add(name.lower())
         self.forget(name)
 
-    def trigger_updates(self, table: str, event: str, target: str, columns: Sequence[str] | None) -> None:
+    def trigger_updates(self, table: str, event: str, target: str, columns: Sequence[str] | None,
+                        idle: frozenset[str] = frozenset()) -> None:
         """A trigger on ``table`` for ``event`` (INSERT / UPDATE / DELETE) sets these non-key columns of
         ``target`` (None: inserts or deletes its rows): when it fires and is not followed row by row
-        (predictor/triggers.py), those values (the whole table) become unknown."""
+        (predictor/triggers.py), those values (the whole table) become unknown. ``idle``: an UPDATE
+        trigger's body does nothing while one of these columns keeps its value (triggers.idle_unless)."""
         self.fed.setdefault(table.lower(), []).append(
-            (event.upper(), target, tuple(columns) if columns is not None else None))
+            (event.upper(), target, tuple(columns) if columns is not None else None, idle))
 
-    def fire(self, table: str, events: frozenset[str], kept: Callable[[str], bool] | None = None) -> None:
+    def fire(self, table: str, events: frozenset[str], kept: Callable[[str], bool] | None = None,
+             changing: frozenset[str] | None = None) -> None:
         """``table`` was written with ``events``: what its triggers update is unknown now (conditions in
         trigger bodies and the rows they match are not evaluated). ``kept``: only the targets it accepts
-        (a failed statement's changes to transactional tables are undone)."""
-        for event, target, columns in self.fed.get(table.lower(), ()):
+        (a failed statement's changes to transactional tables are undone). ``changing``: the columns an
+        UPDATE may change (None: any); a trigger idle unless another one changes does nothing."""
+        for event, target, columns, idle in self.fed.get(table.lower(), ()):
+            if changing is not None and event == "UPDATE" and idle - changing:
+                continue
             if event in events and (kept is None or kept(target)):
                 d = self.tables.get(target.lower())
                 if d is not None and d.tracked:

@@ -33,6 +33,7 @@ from predictor.routines import Signature
 from predictor.rows import parsed, table_source
 from predictor.session import Cache, Piece, SessionState
 from predictor.transactions import log_direct
+from predictor.triggers import idle_unless
 from predictor.unsafe import classify
 
 if TYPE_CHECKING:
@@ -359,15 +360,16 @@ def handle_create_trigger(p: Predictor, b: Builder, info: StatementInfo, s: Sess
         b.error = ER_TRG_ALREADY_EXISTS
         return
     trig = Trigger(info.name or "", table.name, info.timing or "", info.event or "", info.body, b.sql)
+    idle = idle_unless(b.sql) if trig.event.upper() == "UPDATE" else frozenset()
     for body in info.body:  # rows a trigger changes are not evaluated: what it writes becomes unknown (fire)
         for w in body.writes:
             target = p.catalog.table(w.table)
             keyed = {c.lower() for k in target.unique_keys for c in k.columns} if target is not None else None
             if body.kind is Kind.UPDATE and w.columns is not None and keyed is not None and not body.multi_table \
                     and not keyed & {c.lower() for c in w.columns}:
-                p.data.trigger_updates(table.name, trig.event, w.table, w.columns)
+                p.data.trigger_updates(table.name, trig.event, w.table, w.columns, idle)
             elif body.kind in (Kind.INSERT, Kind.DELETE) and not body.multi_table:
-                p.data.trigger_updates(table.name, trig.event, w.table, None)  # rows come and go: forgotten
+                p.data.trigger_updates(table.name, trig.event, w.table, None, idle)  # rows come and go: forgotten
             else:
                 p.data.never_track(w.table)
     p.catalog.put_table(table.with_trigger(trig))

@@ -11,7 +11,7 @@ from sqlglot import exp
 
 from predictor import fresh, ranges, triggers, views
 from predictor.analyze import SETS_INSERT_ID, Kind, Op, StatementInfo
-from predictor.catalog import ForeignKey, Table
+from predictor.catalog import ForeignKey, Generated, Table
 from predictor.codes import ER_BAD_NULL, ER_WARNING_NOT_COMPLETE_ROLLBACK
 from predictor.data import POSITION, Mode, Pair, Refused, WriteOutcome, values_rows
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, value
@@ -94,8 +94,24 @@ def with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState
                 # a failed statement on a transactional table is undone with what its triggers did to such
                 # tables: only the non-transactional ones keep their changes
                 undone = out.error is not None and _transactional(p, w.table, s)
-                p.data.fire(w.table, events, (lambda name: not _transactional(p, name, s)) if undone else None)
+                p.data.fire(w.table, events, (lambda name: not _transactional(p, name, s)) if undone else None,
+                            _changing(p, info, w.table, w.columns, s))
     return out
+
+
+def _changing(p: Predictor, info: StatementInfo, table: str, columns: Sequence[str] | None,
+              s: SessionState) -> frozenset[str] | None:
+    """The columns of ``table`` an UPDATE may change: those it sets, those its BEFORE UPDATE triggers may
+    set, ON UPDATE CURRENT_TIMESTAMP and generated ones; None for another statement (any column)."""
+    t = lookup(table, p.catalog, s)
+    if info.kind is not Kind.UPDATE or columns is None or t is None:
+        return None
+    out = {c.lower() for c in columns} | {c.name.lower() for c in t.columns
+                                          if c.on_update_now or c.generated is not Generated.NO}
+    for tr in t.triggers:
+        if tr.event.upper() == "UPDATE" and tr.timing.upper() == "BEFORE":
+            out.update(triggers.new_columns(tr.text))
+    return frozenset(out)
 
 
 def _plain(p: Predictor, info: StatementInfo, s: SessionState) -> bool:
@@ -175,6 +191,10 @@ def _watched(p: Predictor, info: StatementInfo, s: SessionState) -> bool:
         d = tables.get(name)
         if d is not None and d.tracked:
             return True
+        if p.catalog.views and name in p.catalog.views:  # a write through a view: its base table's rows
+            v = p.catalog.view(name)
+            if any(p.data.watching(base) for base in (v.select.reads if v is not None and v.select else ())):
+                return True
     return False
 
 
@@ -275,13 +295,19 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
     multi = info.multi_table
     for w in info.writes:
         t = lookup(w.table, p.catalog, s)
+        shown: exp.Expression | None = None  # a view's WHERE: the rows the statement can reach
         if t is None:
-            continue
+            through = _through_view(p, w.table, s)
+            if through is None:
+                continue
+            t, shown = through
         p.journal(s, t)
         if info.kind in (Kind.DELETE, Kind.UPDATE) and p.data.tracked(t) is not None and p.data.may_parse():
             tree = parsed(p, sql, s)
             multi = multi or (p.profile.SEMI_JOIN_UPDATE_IS_MULTI and _semi_join(tree))
             where = tree.args.get("where") if isinstance(tree, (exp.Delete, exp.Update)) else None
+            if shown is not None:
+                where = exp.Where(this=exp.and_(shown.copy(), where.this) if where is not None else shown.copy())
             cond = resolved(where.this, lambda name: table_source(p, name, s)) if where is not None else None
             selected = _selected(p, tree, t, s) if info.multi_table and isinstance(tree, exp.Expression) else None
             positions, joined = selected if selected is not None else (None, None)
@@ -479,12 +505,31 @@ def _assignments_to(tree: exp.Update, t: Table) -> list[tuple[str, exp.Expressio
                                                 e.this.name.lower() in names)]
 
 
+def _through_view(p: Predictor, name: str, s: SessionState) -> tuple[Table, exp.Expression | None] | None:
+    """The base table and WHERE of a write through view ``name`` (views.merged); a view whose writes are not
+    followed stops the following of its base tables' rows."""
+    if p.catalog.view(name) is None:
+        return None
+    got = views.merged(p, name, s)
+    if got is None:
+        v = p.catalog.view(name)
+        for base in v.select.reads if v is not None and v.select is not None else ():
+            if (t := lookup(base, p.catalog, s)) is not None:
+                p.data.forget(t.ident)
+    return got
+
+
 def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, out: Outcome,
                 fired: dict[str, Changed | None], prior: object) -> Outcome:
     """INSERT / REPLACE into one table whose rows are tracked: evaluate the rows the statement writes."""
     t = lookup(info.writes[0].table, p.catalog, s)
     if t is None:
-        return out
+        through = _through_view(p, info.writes[0].table, s)
+        if through is None or info.writes[0].columns is None:
+            if through is not None:
+                p.data.forget(through[0].ident)
+            return out
+        t = through[0]
     trans = p.profile.engine(t.engine).transactional
     p.journal(s, t)
     if p.data.tracked(t) is None:

@@ -117,6 +117,59 @@ def new_columns(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+_SAME_VALUE_NODES = (exp.Column, exp.Identifier, exp.Literal, exp.Null, exp.Boolean, exp.EQ, exp.NEQ, exp.In,
+                     exp.Not, exp.Is, exp.NullSafeEQ, exp.Paren)
+
+
+@lru_cache(maxsize=256)
+def idle_unless(text: str) -> frozenset[str]:
+    """The columns c such that an UPDATE trigger's body does nothing while NEW.c = OLD.c: its body is one IF
+    without ELSE whose condition then cannot hold (``IF NEW.state <> OLD.state THEN ...``, ``IF OLD.state =
+    'open' AND NEW.state = 'accepted' THEN ...``), so an UPDATE that does not set c does not run it, whatever
+    rows it matches (DataModel.fire)."""
+    body = _body(text)
+    while isinstance(body, exp.Block) and len(body.expressions) == 1:
+        body = body.expressions[0]
+    if not isinstance(body, exp.IfBlock) or body.args.get("false") is not None:
+        return frozenset()
+    cond = body.this
+    conjuncts = [c for c in (cond.flatten() if isinstance(cond, exp.And) else [cond]) if isinstance(c, exp.Expression)]
+    by_column: dict[str, list[exp.Expression]] = {}
+    for c in conjuncts:
+        names = {col.name.lower() for col in c.find_all(exp.Column)}
+        if len(names) == 1 and all(isinstance(n, _SAME_VALUE_NODES) for n in c.walk()) and all(
+                col.table.lower() in ("new", "old") for col in c.find_all(exp.Column)):
+            by_column.setdefault(names.pop(), []).append(c)
+    return frozenset(name for name, cs in by_column.items() if _never_when_kept(name, cs))
+
+
+def _never_when_kept(name: str, conjuncts: list[exp.Expression]) -> bool:
+    """Whether the conjuncts on NEW.name / OLD.name (compared with literals by = <> IN IS) are never all true
+    when both are the same value: tried on each literal they name, on a value none names, and on NULL."""
+    literals = [x.this for c in conjuncts for x in c.find_all(exp.Literal)]
+    if all(isinstance(x, str) for x in literals) and all(
+            x.is_string for c in conjuncts for x in c.find_all(exp.Literal)):
+        other: object = "\x00rplay other"
+        values: list[object] = [str(x).casefold().rstrip(" ") for x in literals]
+    elif all(x.is_int for c in conjuncts for x in c.find_all(exp.Literal)):
+        values = [int(x) for x in literals]
+        other = max((int(x) for x in literals), default=0) + 1
+    else:
+        return False
+    for v in [*values, other, None]:
+        row = {name: v}
+        try:
+            if all(truth(c.transform(_as_row_column), row) for c in conjuncts):
+                return False
+        except CannotEvaluate:
+            return False
+    return True
+
+
+def _as_row_column(n: exp.Expression) -> exp.Expression:
+    return exp.column(n.name) if isinstance(n, exp.Column) else n
+
+
 @lru_cache(maxsize=256)
 def _body(text: str) -> exp.Expression | None:
     tree = parse(text) if text else None

@@ -1,8 +1,10 @@
-"""Writes through a view declared WITH CHECK OPTION: a row the view would not show is refused (1369).
+"""Writes through a view: the base table and the view's WHERE they apply to (``merged``), and WITH CHECK
+OPTION, where a row the view would not show is refused (1369).
 
-Only the values the statement gives are looked at (``UPDATE v SET status = 'closed'`` through a view of open
-tickets): a condition of the view's WHERE they surely fail fails the statement, as on both servers
-(property_rental_app). A row the statement matches is assumed, as for the rest of an UPDATE's prediction.
+For CHECK OPTION, only the values the statement gives are looked at (``UPDATE v SET status = 'closed'``
+through a view of open tickets): a condition of the view's WHERE they surely fail fails the statement, as on
+both servers (property_rental_app). A row the statement matches is assumed, as for the rest of an UPDATE's
+prediction.
 """
 
 from __future__ import annotations
@@ -12,8 +14,10 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 
 from predictor.analyze import Kind, StatementInfo
+from predictor.catalog import Table
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, falsified, value
 from predictor.parse import parse
+from predictor.resolve import lookup
 from predictor.session import SessionState
 
 if TYPE_CHECKING:
@@ -50,3 +54,25 @@ def _given(e: exp.Expression) -> object:
         return value(e, {})
     except CannotEvaluate:
         return UNKNOWN
+
+
+def merged(p: Predictor, name: str, s: SessionState) -> tuple[Table, exp.Expression | None] | None:
+    """The base table a write through view ``name`` changes, and the view's WHERE (None: it has none), for a
+    view over one table that shows its columns under their own names (no join, grouping, DISTINCT or
+    LIMIT); None for another view, whose writes the data model does not follow."""
+    v = p.catalog.view(name)
+    if v is None or v.select is None or not v.select.text or len(v.select.reads) != 1:
+        return None
+    t = lookup(v.select.reads[0], p.catalog, s)
+    tree = parse(v.select.text)
+    if t is None or not isinstance(tree, exp.Select) or not isinstance(tree.args.get("from_"), exp.From) \
+            or any(tree.args.get(k) for k in ("joins", "group", "having", "distinct", "limit", "with")):
+        return None
+    for item in tree.expressions:
+        col = item.this if isinstance(item, exp.Alias) else item
+        if isinstance(col, exp.Star):
+            continue
+        if not isinstance(col, exp.Column) or col.name.lower() != item.alias_or_name.lower():
+            return None
+    where = tree.args.get("where")
+    return t, where.this if isinstance(where, exp.Where) else None
