@@ -858,7 +858,7 @@ def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:
                 out.append(StatementInfo(Kind.NOOP, leaves=RETURNS, loops=counted, guards=guards))
             return
         if isinstance(n, exp.Return | exp.Declare | exp.Leave | exp.Iterate | nodes.DeclareCursor |
-                      nodes.DeclareCondition | nodes.CursorOp | nodes.Signal):
+                      nodes.DeclareCondition | nodes.CursorOp | nodes.Signal | nodes.GetDiagnostics):
             info = _common(n, [], kind=Kind.NOOP)
             if isinstance(n, nodes.Signal) and str(n.args.get("kind")).upper() == "SIGNAL":
                 info = replace(info, signal=signal_code(n))

@@ -40,7 +40,8 @@ routine / trigger bodies    -> exp.Block (expressions, label), exp.IfBlock (this
                                label), exp.LoopBlock (body, label), exp.Leave / exp.Iterate (this: label
                                str), exp.Return (this), exp.Declare (expressions: exp.DeclareItem(this, kind,
                                default)), nodes.DeclareHandler, nodes.DeclareCursor, nodes.DeclareCondition,
-                               nodes.CursorOp, nodes.Signal; any other statement is its usual node.
+                               nodes.CursorOp, nodes.Signal, nodes.GetDiagnostics; any other statement
+                               is its usual node.
                                BEGIN NOT ATOMIC ... END at top level is an exp.Block too.
 CREATE VIEW                 -> exp.Create: kind "VIEW", this, expression (query), replace, properties
 CREATE TABLE                -> exp.Create: kind "TABLE", this (exp.Schema of exp.ColumnDef and constraints,
@@ -894,6 +895,22 @@ class RplayParser(MySQLParser):
         items = self._parse_csv(self._parse_update_assignment) if self._match(TokenType.SET) else None
         return self.expression(nodes.Signal(kind=kind, this=condition, expressions=items))
 
+    def _parse_sp_diagnostics(self, label: str | None) -> exp.Expr:
+        kind = "STACKED" if self._match_text_seq("STACKED") else "CURRENT"
+        self._match_text_seq("CURRENT")
+        self._expect("DIAGNOSTICS")
+        condition = self._parse_bitwise() if self._match_text_seq("CONDITION") else None
+
+        def item() -> exp.Expr:
+            target = self._parse_id_var(any_token=True)
+            if not self._match(TokenType.EQ):
+                self.raise_error("Expected = in GET DIAGNOSTICS")
+            name = self._parse_id_var(any_token=True)
+            return exp.EQ(this=exp.column(target.name if target else ""), expression=exp.var(name.name if name else ""))
+
+        items = self._parse_csv(item)
+        return self.expression(nodes.GetDiagnostics(kind=kind, this=condition, expressions=items))
+
     def _parse_sp_return(self, label: str | None) -> exp.Expr:
         return self.expression(exp.Return(this=self._bounded(self._parse_expression)))
 
@@ -913,6 +930,7 @@ class RplayParser(MySQLParser):
         "FETCH": lambda self, label: self._parse_sp_cursor("FETCH"),
         "SIGNAL": lambda self, label: self._parse_sp_signal("SIGNAL"),
         "RESIGNAL": lambda self, label: self._parse_sp_signal("RESIGNAL"),
+        "GET": _parse_sp_diagnostics,
     }
 
 

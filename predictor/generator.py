@@ -28,6 +28,7 @@ class RplayGenerator(MySQLGenerator):
     TRANSFORMS: ClassVar[dict[type[exp.Expr], Callable[..., str]]] = {
         **MySQLGenerator.TRANSFORMS, nodes.Call: lambda self, e: self.call_sql(e),
         nodes.Known: lambda self, e: self.known_sql(e),
+        nodes.GetDiagnostics: lambda self, e: self.getdiagnostics_sql(e),
         nodes.PerRow: lambda self, e: self.sql(e, "expression")}
     SUPPORTS_SELECT_INTO = True  # MySQL's SELECT ... INTO @v / local: not a CREATE TABLE ... AS SELECT
 
@@ -75,6 +76,12 @@ class RplayGenerator(MySQLGenerator):
 
             return f"{UNKNOWN_NAME}()"
         return self.sql(exp.Literal.string(str(v)))
+
+    def getdiagnostics_sql(self, expression: nodes.GetDiagnostics) -> str:
+        condition = expression.this
+        head = f"GET {expression.args['kind']} DIAGNOSTICS"
+        head += f" CONDITION {self.sql(condition)}" if isinstance(condition, exp.Expression) else ""
+        return f"{head} {self.expressions(expression, flat=True)}"
 
     def call_sql(self, expression: nodes.Call) -> str:
         return f"CALL {self.sql(expression, 'this')}({self.expressions(expression, flat=True)})"

@@ -175,6 +175,14 @@ class Signal(exp.Expression):
     arg_types: ClassVar[dict[str, bool]] = {"kind": True, "this": False, "expressions": False}
 
 
+class GetDiagnostics(exp.Expression):
+    """GET [CURRENT | STACKED] DIAGNOSTICS [CONDITION n] v = ITEM, ...: `kind` CURRENT/STACKED, `this` the
+    condition number (None: statement information), `expressions` exp.EQ(target, exp.Var item). The values
+    are not followed: the targets become unknown (routines.assignments)."""
+
+    arg_types: ClassVar[dict[str, bool]] = {"kind": True, "this": False, "expressions": True}
+
+
 class BinlogEvent(exp.Expression):
     """BINLOG 'base64 events': a row injection (what mysqlbinlog output replays); `this` the exp.Literal."""
 

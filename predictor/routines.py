@@ -141,7 +141,8 @@ def _unfollowed(tree: exp.Expression, followed: Collection[int] = ()) -> set[str
         if isinstance(target, exp.Column) and not target.table and _repeated(item) \
                 and id(item.find_ancestor(nodes.DeclareHandler)) not in followed:
             out.add(target.name.lower())
-    for node in (*tree.find_all(exp.Into), *tree.find_all(nodes.CursorOp), *tree.find_all(nodes.Call)):
+    for node in (*tree.find_all(exp.Into), *tree.find_all(nodes.CursorOp), *tree.find_all(nodes.Call),
+                 *tree.find_all(nodes.GetDiagnostics)):
         if isinstance(node, exp.Into) and not _repeated(node):
             continue
         parts = node.expressions if node.expressions else [node.this]
@@ -185,8 +186,11 @@ def assignments(tree: exp.Expression) -> list[str]:
         target = item.this.this if isinstance(item.this, exp.EQ) else None
         if isinstance(target, exp.Column) and not target.table:
             out.append(target.name.lower())
-    for node in (*tree.find_all(exp.Into), *tree.find_all(nodes.CursorOp), *tree.find_all(nodes.Call)):
+    for node in (*tree.find_all(exp.Into), *tree.find_all(nodes.CursorOp), *tree.find_all(nodes.Call),
+                 *tree.find_all(nodes.GetDiagnostics)):
         parts = node.expressions if node.expressions else [node.this]
+        if isinstance(node, nodes.GetDiagnostics):
+            parts = [e.this for e in node.expressions if isinstance(e, exp.EQ)]
         for part in parts:
             if isinstance(part, exp.Expression):
                 out += [n.name.lower() for n in part.find_all(exp.Identifier)]
