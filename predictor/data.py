@@ -27,7 +27,7 @@ from predictor.moments import CLOCK, HORIZON, Moment, compare, same_second, stor
 from predictor.parse import parse_expression
 from predictor.query import Source, filtered
 from predictor.strict import CHECK_FAILED, INVALID_JSON, issues
-from predictor.values import Recased
+from predictor.values import Recased, decimal_of
 
 Pair = tuple[Row | None, Row | None]
 """One row a statement wrote, as its triggers see it: (OLD, NEW), None where the event has no such row."""
@@ -698,7 +698,7 @@ def _coerce_double(scale: int | None, base: str, v: float) -> Value:
     if base in _INT_TYPES:
         return round(v)
     if scale is not None:
-        return Decimal(repr(v)).quantize(Decimal(1).scaleb(-scale), ROUND_HALF_UP)
+        return decimal_of(v).quantize(Decimal(1).scaleb(-scale), ROUND_HALF_UP)
     return v if base in ("DOUBLE", "REAL") else UNKNOWN
 
 

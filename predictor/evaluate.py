@@ -22,7 +22,7 @@ from sqlglot import exp
 from predictor.functions import computed, is_computed
 from predictor.moments import CLOCK, Moment, compare, from_literal, shift, shift_literal
 from predictor.nodes import Known, PerRow
-from predictor.values import UNKNOWN
+from predictor.values import UNKNOWN, real
 
 __all__ = ["UNKNOWN", "CannotEvaluate", "Fresh", "Known", "Row", "Value", "comparable", "exact", "falsified", "known",
            "literal", "number", "truth", "value"]
@@ -101,11 +101,6 @@ def exact(text: str) -> Value:
 def number(v: object) -> bool:
     """An exact number: an integer or a DECIMAL (not a flag)."""
     return isinstance(v, int | Decimal) and not isinstance(v, bool)
-
-
-def real(v: object) -> bool:
-    """A number, exact or a DOUBLE."""
-    return isinstance(v, int | Decimal | float) and not isinstance(v, bool)
 
 
 def _finite(v: float) -> Value:

@@ -21,7 +21,7 @@ from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal, InvalidO
 from sqlglot import exp
 
 from predictor.moments import Moment, calendar_day
-from predictor.values import UNKNOWN, Recased
+from predictor.values import UNKNOWN, Recased, decimal_of, real
 
 Value = object  # as predictor.evaluate.Value
 Eval = Callable[[exp.Expression], Value]
@@ -264,8 +264,9 @@ def _cast(e: exp.Expression, ev: Eval) -> Value:
         return v
     if kind in _STAMP_TYPES:
         return _stamp(v)
-    if isinstance(v, bool) or not isinstance(v, int | Decimal | float):
+    if not real(v):
         return UNKNOWN
+    assert isinstance(v, int | Decimal | float)
     if kind in _DOUBLE_TYPES:
         return float(v)
     if isinstance(v, float):
@@ -282,14 +283,15 @@ def _as_decimal(v: Value, to: exp.DataType) -> Value:
     one too wide for p is not followed (the server caps it with a warning)."""
     if v is None:
         return None
-    if isinstance(v, bool) or not isinstance(v, int | Decimal | float):
+    if not real(v):
         return UNKNOWN
+    assert isinstance(v, int | Decimal | float)
     sizes = [int(p.this.this) for p in to.expressions if isinstance(p.this, exp.Literal) and p.this.is_int]
     if len(sizes) != len(to.expressions):
         return UNKNOWN
     precision, scale = (sizes[0] if sizes else 10), (sizes[1] if len(sizes) > 1 else 0)
     try:
-        out = Decimal(repr(v) if isinstance(v, float) else v).quantize(Decimal(1).scaleb(-scale), ROUND_HALF_UP)
+        out = decimal_of(v).quantize(Decimal(1).scaleb(-scale), ROUND_HALF_UP)
     except InvalidOperation:  # more digits than Python's context holds (28)
         return UNKNOWN
     return out if len(out.as_tuple().digits) <= max(precision, 1) else UNKNOWN
@@ -435,7 +437,7 @@ def _extreme(e: exp.Expression, ev: Eval) -> Value:
     pick = max if isinstance(e, exp.Greatest) else min
     if all(isinstance(v, str) and _day(v) is not None and len(v) == len(str(args[0])) for v in args):
         return pick(str(v) for v in args)
-    if not all(isinstance(v, int | Decimal | float) and not isinstance(v, bool) for v in args):
+    if not all(real(v) for v in args):
         return UNKNOWN
     if any(isinstance(v, float) for v in args):
         return float(pick(float(v) for v in args))  # type: ignore[arg-type]  # compared and returned as DOUBLE
@@ -492,7 +494,7 @@ def _double_of(e: exp.Expression, ev: Eval) -> Value:
     args = [ev(x) for x in (e.this, e.args.get("expression")) if isinstance(x, exp.Expression)]
     if any(v is None for v in args):
         return None
-    if not all(isinstance(v, int | Decimal | float) and not isinstance(v, bool) for v in args):
+    if not all(real(v) for v in args):
         return UNKNOWN
     x = [float(v) for v in args]  # type: ignore[arg-type]
     try:

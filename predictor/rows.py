@@ -191,10 +191,8 @@ def _watched(p: Predictor, info: StatementInfo, s: SessionState) -> bool:
         d = tables.get(name)
         if d is not None and d.tracked:
             return True
-        if p.catalog.views and name in p.catalog.views:  # a write through a view: its base table's rows
-            v = p.catalog.view(name)
-            if any(p.data.watching(base) for base in (v.select.reads if v is not None and v.select else ())):
-                return True
+        if p.catalog.views and name in p.catalog.views and any(p.data.watching(b) for b in views.bases(p, name)):
+            return True  # a write through a view: its base table's rows
     return False
 
 
@@ -512,8 +510,7 @@ def _through_view(p: Predictor, name: str, s: SessionState) -> tuple[Table, exp.
         return None
     got = views.merged(p, name, s)
     if got is None:
-        v = p.catalog.view(name)
-        for base in v.select.reads if v is not None and v.select is not None else ():
+        for base in views.bases(p, name):
             if (t := lookup(base, p.catalog, s)) is not None:
                 p.data.forget(t.ident)
     return got

@@ -21,6 +21,7 @@ from predictor.codes import ER_BAD_NULL, ER_DATA_TOO_LONG
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, Value, number, value
 from predictor.moments import Moment
 from predictor.parse import parse_expression
+from predictor.values import decimal_of
 
 CHECK_FAILED = -1  # a CHECK constraint is false: the profile says which error
 INVALID_JSON = -2  # not JSON, for a JSON column: the profile says which error
@@ -97,7 +98,7 @@ def _issue(c: Column, v: Value, row: int, rows: int) -> Issue | None:
             return Issue(ER_BAD_NULL, row, name, ER_BAD_NULL if rows > 1 else None, UNKNOWN)
         return None
     if c.scale is not None and (number(v) or isinstance(v, float)):
-        given = Decimal(repr(v) if isinstance(v, float) else str(v))  # a DOUBLE by its shortest digits
+        given = decimal_of(v)  # type: ignore[arg-type]  # a DOUBLE by its shortest digits
         stored = given.quantize(Decimal(1).scaleb(-c.scale), ROUND_HALF_UP)
         return Issue(ER_WARN_DATA_TRUNCATED, row, name, ER_WARN_DATA_TRUNCATED, stored, True) \
             if stored != given else None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 
 class _Unknown:
     """A value the model does not know (a function result, a column an UPDATE changed)."""
@@ -26,6 +28,16 @@ class Recased(str):
     change the row even when it compares equal (``SET v = UPPER(v)``)."""
 
     __slots__ = ()
+
+
+def real(v: object) -> bool:
+    """A number, exact (an integer, a DECIMAL) or a DOUBLE (a float); not a flag."""
+    return isinstance(v, int | Decimal | float) and not isinstance(v, bool)
+
+
+def decimal_of(v: int | Decimal | float) -> Decimal:
+    """A number as a DECIMAL: a DOUBLE by its shortest digits, as the servers' double2decimal reads it."""
+    return Decimal(repr(v)) if isinstance(v, float) else Decimal(v)
 
 
 def double_sql(v: float) -> str:

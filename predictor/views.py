@@ -56,6 +56,12 @@ def _given(e: exp.Expression) -> object:
         return UNKNOWN
 
 
+def bases(p: Predictor, name: str) -> tuple[str, ...]:
+    """The tables view ``name`` reads (none for a name that is not a view)."""
+    v = p.catalog.view(name)
+    return v.select.reads if v is not None and v.select is not None else ()
+
+
 def merged(p: Predictor, name: str, s: SessionState) -> tuple[Table, exp.Expression | None] | None:
     """The base table a write through view ``name`` changes, and the view's WHERE (None: it has none), for a
     view over one table that shows its columns under their own names (no join, grouping, DISTINCT or
