@@ -143,7 +143,7 @@ class StatementInfo:
     signal: int | None = None  # a body's SIGNAL: the error it raises (predictor/calls.py)
     leaves: int | None = None  # a body's LEAVE: the position of the unrolled loop it ends, or RETURNS (calls.py)
     handler: int | None = None  # a body statement of the handler declared at this place among the body's
-    #   handlers (routines.ExitHandler.position)
+    #   handlers (routines.Handler.position)
     clock_columns: tuple[str, ...] = ()  # written columns it only ever sets to a clock reading (NOW(), CURDATE():
     #   lower case; predictor/fresh.py)
     extra: tuple[str, ...] = field(default=())

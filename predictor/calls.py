@@ -22,7 +22,7 @@ from predictor.localvars import assign
 from predictor.loops import MAX_CONDITIONAL_PASSES, AnyLoop, Conditional
 from predictor.parse import parse
 from predictor.query import select_rows
-from predictor.routines import Bindings, ExitHandler, as_expression, assignments, bind, call_bindings, unknown
+from predictor.routines import Bindings, Handler, as_expression, assignments, bind, call_bindings, unknown
 from predictor.rows import table_source
 from predictor.session import SessionState
 from predictor.unsafe import limited, system_function
@@ -76,6 +76,7 @@ def unroll(p: Predictor, b: Builder, routine: Routine, s: SessionState, call: st
     """CALL is unrolled: each statement of the body is decided and logged on its own, under the CALL, with
     the CALL's arguments in its text where the data model follows what it writes (predictor/routines.py);
     a counted loop's statements once per pass (predictor/loops.py)."""
+    routine = settled(p, routine)
     body = routine.body
     bound: dict[str, dict[str, exp.Expression]] = {}  # computed on first need: "" -> the CALL's bindings
 
@@ -93,27 +94,49 @@ def unroll(p: Predictor, b: Builder, routine: Routine, s: SessionState, call: st
     except _Left:  # LEAVE of the body's label (analyze.RETURNS): the CALL ends here
         ran = True
     if not ran and b.error is not None:
-        handler = routine.signature.exit_for(b.error)
-        if handler is not None:
+        handler = routine.signature.handler_for(b.error)
+        if handler is not None and handler.exits:
             _handle(p, b, routine, s, handler, bindings, depth, decided, loose)
     if final is not None and "" in bound:
         final.update(bound[""])  # the parameters' values where the CALL ended (OUT ones go to user variables)
 
 
-def _handle(p: Predictor, b: Builder, routine: Routine, s: SessionState, handler: ExitHandler,
-            bindings: Callable[[], Bindings], depth: int, decided: Decided, loose: set[int]) -> None:
-    """An EXIT handler caught the CALL's error: its statements run, then the CALL ends, failing again
-    with the error when the handler RESIGNALs (handler_exit.sql)."""
+def settled(p: Predictor, routine: Routine) -> Routine:
+    """``routine`` with the parameter modes of the procedures it CALLs known (Signature.settled)."""
+    def modes(name: str) -> tuple[str, ...] | None:
+        r = p.catalog.routine("PROCEDURE", name)
+        return None if r is None else tuple(mode for _, mode in r.signature.params)
+
+    sig = routine.signature.settled(modes)
+    return routine if sig is routine.signature else replace(routine, signature=sig)
+
+
+def _handle(p: Predictor, b: Builder, routine: Routine, s: SessionState, handler: Handler,
+            bindings: Callable[[], Bindings], depth: int, decided: Decided, loose: set[int]) -> bool:
+    """A handler caught the CALL's error: its statements run; after an EXIT handler the CALL ends, failing
+    again with the error when the handler RESIGNALs (handler_exit.sql); after a CONTINUE one the CALL goes
+    on (handler_continue.sql). False when the error stays the CALL's."""
     error = b.error
     b.error = None
     steps = tuple(replace(x, guards=tuple(g for g in x.guards if g != HANDLER))
                   for x in routine.body if x.handler == handler.position)
     if not _run(p, b, routine, s, steps, bindings, depth, decided, loose):
-        return  # an error in the handler is the CALL's
+        return False  # an error in the handler is the CALL's
     if handler.resignals:
         b.error = error
-    elif p.profile.ROUTINE_ERROR_NOTE:
+        return False
+    if p.profile.ROUTINE_ERROR_NOTE:
         b.warnings.discard(p.profile.ROUTINE_ERROR_NOTE)
+    return True
+
+
+def _continues(p: Predictor, b: Builder, routine: Routine, s: SessionState, bindings: Callable[[], Bindings],
+               depth: int, decided: Decided, loose: set[int]) -> bool:
+    """The CALL's error ``b.error`` is caught by a CONTINUE handler, which ran: the CALL goes on."""
+    handler = routine.signature.handler_for(b.error) if b.error is not None else None
+    if handler is None or handler.exits:
+        return False
+    return _handle(p, b, routine, s, handler, bindings, depth, decided, loose)
 
 
 def _passes(p: Predictor, b: Builder, routine: Routine, s: SessionState, body: tuple[StatementInfo, ...],
@@ -299,7 +322,7 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
             r = p.catalog.routine("PROCEDURE", sub.name or "")
             if r is not None:
                 unroll(p, b, r, s, text or "", bindings(), depth + 1)
-                if b.error is not None:
+                if b.error is not None and not _continues(p, b, routine, s, bindings, depth, decided, loose):
                     return False  # an error in a called procedure ends its callers too
             continue
         if text is None:
@@ -311,7 +334,7 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
         waiting = len(s.trx_cache)
         p.dispatch(sb, sub, s)
         if sub.signal is not None and reached is True and (not routine.signature.catches
-                                                           or routine.signature.exit_for(sub.signal)):
+                                                           or routine.signature.handler_for(sub.signal)):
             sb.error = sub.signal  # the CALL ends with the SIGNAL's error
         values = bindings()
         if sub.kind in (Kind.SET, Kind.SELECT) and sub.text is not None and isinstance(values, dict):
@@ -347,7 +370,8 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
             b.error = sb.error
             if p.profile.ROUTINE_ERROR_NOTE:
                 b.warnings.add(p.profile.ROUTINE_ERROR_NOTE)
-            return False
+            if not _continues(p, b, routine, s, bindings, depth, decided, loose):
+                return False
     return True
 
 

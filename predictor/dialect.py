@@ -375,10 +375,16 @@ class RplayParser(MySQLParser):
             return _extend(self._parse_set_transaction(), session=True)
         index = self._index
         left = self._parse_primary() or self._parse_column()
-        if left and self._match_texts(self.SET_ASSIGNMENT_DELIMITERS) and self._match(TokenType.L_PAREN, advance=False):
-            # `@a = (SELECT ...), @b = ...`: sqlglot's statement parser takes the comma for a join
-            right = self._parse_expression()
-            return self.expression(exp.SetItem(this=exp.EQ(this=left, expression=right), kind=kind))
+        if left and self._match_texts(self.SET_ASSIGNMENT_DELIMITERS):
+            if self._match(TokenType.L_PAREN, advance=False):
+                # `@a = (SELECT ...), @b = ...`: sqlglot's statement parser takes the comma for a join
+                right = self._parse_expression()
+                return self.expression(exp.SetItem(this=exp.EQ(this=left, expression=right), kind=kind))
+            right = self._parse_statement() or self._parse_id_var()
+            if isinstance(right, exp.Column) and right.table:
+                # `SET NEW.a = NEW.b` in a trigger: sqlglot makes a lone column a Var (`SET x = ON`) and
+                # drops its qualifier; a qualified one stays a column (trigger_set_new_column.sql)
+                return self.expression(exp.SetItem(this=exp.EQ(this=left, expression=right), kind=kind))
         self._retreat(index)
         return super()._parse_set_item_assignment(kind)
 

@@ -41,12 +41,14 @@ def missing_parent(data: DataModel, catalog: Catalog, t: Table, rows: Sequence[R
 
 
 def referenced(data: DataModel, catalog: Catalog, t: Table, doomed: Sequence[Row],
-               journal: Callable[[Table], None] | None = None) -> tuple[bool, list[tuple[Table, ForeignKey]]]:
+               journal: Callable[[Table], None] | None = None,
+               depth: int = 0) -> tuple[bool, list[tuple[Table, ForeignKey]]]:
     """Whether deleting ``doomed`` (rows of ``t``) is refused by a child that references one of them
     (RESTRICT), and the children (with their key) an ON DELETE CASCADE / SET NULL surely changes rows of.
-    Otherwise the cascades are done on the children's rows (``journal`` first keeps them for a ROLLBACK); a
-    child that may hold such rows without the model knowing which, or with children of its own, stops being
-    followed."""
+    Otherwise the cascades are done on the children's rows (``journal`` first keeps them for a ROLLBACK),
+    and the rows a CASCADE deletes cascade to their own children in turn (an insurer's plans, then the
+    patients' plan: pharmacy_chain_app); a child that may hold such rows without the model knowing which,
+    whose emptied key its own children reference, or whose own children refuse, stops being followed."""
     cascading: list[tuple[Table, ForeignKey, list[tuple[Value, ...]], bool, bool]] = []
     for child, fk in catalog.children(t.name):
         if child.name.lower() == t.name.lower() or len(fk.columns) != len(fk.parent_columns):
@@ -68,12 +70,22 @@ def referenced(data: DataModel, catalog: Catalog, t: Table, doomed: Sequence[Row
             cascaded.append((child, fk))
         if not hit and not unsure:
             continue
-        if unsure or journal is None or fk.on_delete.upper() not in _DONE or _passed_on(catalog, child, fk):
+        deeper = _passed_on(catalog, child, fk)
+        if unsure or journal is None or fk.on_delete.upper() not in _DONE or (
+                deeper and (fk.on_delete.upper() != "CASCADE" or depth >= _MAX_DEPTH)):
             data.forget(child.ident)
             continue
         journal(child)
-        _cascade(data, child, fk, keys)
+        gone = _cascade(data, child, fk, keys)
+        if deeper and gone:
+            refused, more = referenced(data, catalog, child, gone, journal, depth + 1)
+            if refused:
+                data.forget(child.ident)  # the server refuses the whole statement (1451): not followed
+            cascaded += more
     return False, cascaded
+
+
+_MAX_DEPTH = 15  # InnoDB's limit on nested foreign key cascades
 
 
 _DONE = frozenset({"CASCADE", "SET NULL"})
@@ -85,18 +97,22 @@ def _passed_on(catalog: Catalog, child: Table, fk: ForeignKey) -> bool:
     return any(emptied is None or emptied & set(g.parent_columns) for _, g in catalog.children(child.name))
 
 
-def _cascade(data: DataModel, child: Table, fk: ForeignKey, keys: Sequence[tuple[Value, ...]]) -> None:
+def _cascade(data: DataModel, child: Table, fk: ForeignKey, keys: Sequence[tuple[Value, ...]]) -> list[Row]:
     """What InnoDB does to the child rows that reference deleted parent rows: ON DELETE CASCADE deletes
-    them, SET NULL empties their key columns (no trigger fires, no ON UPDATE timestamp moves)."""
+    them (returned), SET NULL empties their key columns (no trigger fires, no ON UPDATE timestamp moves)."""
     d = data.tracked(child)
     if d is None:
-        return
+        return []
     gone = set(keys)
+    deleted: list[Row] = []
     for pos, r in enumerate(d.rows):
         if r is not None and tuple(r.get(c) for c in fk.columns) in gone:
             d.remove(pos)
             if fk.on_delete.upper() == "SET NULL":
                 d.put(pos, r | dict.fromkeys(fk.columns, None))  # a new row: undo copies share the old one
+            else:
+                deleted.append(r)
+    return deleted
 
 
 def _none_match(rows: Sequence[Row], columns: tuple[str, ...], want: tuple[Value, ...]) -> bool:

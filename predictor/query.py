@@ -221,6 +221,11 @@ def _correlated(n: exp.Expression, row: Row, sources: Sources) -> exp.Expression
 def _query(q: exp.Expression, sources: Sources) -> Result:
     if isinstance(q, exp.Subquery):
         return _query(q.this, sources)
+    ctes = q.args.get("with_") or q.args.get("with")
+    if isinstance(ctes, exp.With):
+        q = q.copy()
+        q.set("with_" if "with_" in q.arg_types else "with", None)
+        return _query(q, _with(ctes, sources))
     if isinstance(q, exp.Union):
         names, left = _query(q.this, sources)
         _, right = _query(q.expression, sources)
@@ -230,9 +235,8 @@ def _query(q: exp.Expression, sources: Sources) -> Result:
         return names, _distinct(both) if q.args.get("distinct") else both
     if not isinstance(q, exp.Select):
         raise CannotEvaluate(type(q).__name__)
-    for arg in ("windows", "with_", "with"):
-        if q.args.get(arg):
-            raise CannotEvaluate(f"SELECT with {arg}")
+    if q.args.get("windows"):
+        raise CannotEvaluate("SELECT with windows")
     frm = q.args.get("from_") or q.args.get("from")
     joins = q.args.get("joins") or ()
     rows: list[Row] = list(_joined(frm.this, joins, sources)) if frm is not None else [{}]
@@ -272,7 +276,7 @@ def _query(q: exp.Expression, sources: Sources) -> Result:
         out = _distinct(out)
         groups = None if groups is None or len(groups) == len(out) else []
     if late and order is not None:
-        ordered = _sorted_output(out, names, order.expressions, groups, sources)
+        ordered = _sorted_output(out, names, order.expressions, groups, sources, items)
         return names, _limited(q, [out[cast(int, r[_AT])] for r in ordered], ordered)
     return names, _limited(q, out, rows if order is not None else None)
 
@@ -281,10 +285,12 @@ _AT = "#at"  # an output row's place before ORDER BY sorted it
 
 
 def _sorted_output(out: list[list[Value]], names: Sequence[str], keys: Sequence[exp.Expression],
-                   groups: list[list[Row]] | None, sources: Sources) -> list[Row]:
+                   groups: list[list[Row]] | None, sources: Sources,
+                   items: Sequence[exp.Expression] = ()) -> list[Row]:
     """The output rows of a grouped or DISTINCT SELECT in ORDER BY order (``_sorted``'s rules): a key is a
     select item by position or name (names go to the select list first, as on both servers), or, for groups,
     any expression over the group (``ORDER BY SUM(x) DESC``)."""
+    same = {(x.this if isinstance(x, exp.Alias) else x).sql(): k for k, x in enumerate(items)}
     rows: list[Row] = []
     for i, vals in enumerate(out):
         named = dict(zip(names, vals, strict=False))
@@ -295,6 +301,8 @@ def _sorted_output(out: list[list[Value]], names: Sequence[str], keys: Sequence[
                 r[f"#key{j}"] = vals[int(e.this) - 1]
             elif isinstance(e, exp.Column) and not e.table and e.name.lower() in named:
                 r[f"#key{j}"] = named[e.name.lower()]
+            elif e.sql() in same and same[e.sql()] < len(vals):  # ``SELECT DISTINCT rx.patient_id ... ORDER BY
+                r[f"#key{j}"] = vals[same[e.sql()]]                 # rx.patient_id``: the item itself
             elif groups:
                 g = groups[i]
                 r[f"#key{j}"] = value(_aggregated(resolved(e, sources), g), g[0] if g else {})
@@ -429,6 +437,47 @@ def _joined(first: exp.Expression, joins: Sequence[exp.Expression], sources: Sou
                 raise CannotEvaluate("join too large to follow")
         rows = joined
     yield from rows
+
+
+_MAX_RECURSION = 1000  # cte_max_recursion_depth (both servers' default): more passes fail the statement
+
+
+def _with(ctes: exp.With, sources: Sources) -> Sources:
+    """``sources`` with the WITH clause's tables, each evaluated once; a RECURSIVE one's ``anchor UNION ALL
+    step`` pass by pass, each step reading the rows the pass before gave, until a pass gives none (a
+    number generator: ``SELECT 1 AS i UNION ALL SELECT i + 1 FROM n WHERE i < 150``)."""
+    local: dict[str, Source] = {}
+
+    def look(name: str) -> Source | None:
+        return local.get(name.lower()) or sources(name)
+
+    recursive = bool(ctes.args.get("recursive"))
+    for cte in ctes.expressions:
+        name = cte.alias.lower()
+        alias = cte.args.get("alias")
+        given = tuple(c.name.lower() for c in alias.columns) if isinstance(alias, exp.TableAlias) else ()
+        body = cte.this
+        steps = recursive and isinstance(body, exp.Union) and any(
+            t.name.lower() == name for t in body.expression.find_all(exp.Table))
+        first = body.this if steps else body
+        names, rows = _query(first, look)
+        names = given or tuple(n.lower() for n in names)
+        if len(set(names)) != len(names) or any(len(r) != len(names) for r in rows):
+            raise CannotEvaluate("a WITH table's columns")
+        out = list(rows)
+        if steps:
+            if body.args.get("distinct"):
+                raise CannotEvaluate("a recursive UNION DISTINCT")
+            new, passes = rows, 0
+            while new:
+                passes += 1
+                if passes > _MAX_RECURSION or len(out) > _MAX_JOINED:
+                    raise CannotEvaluate("a recursive WITH that does not end")
+                local[name] = Source(names, [dict(zip(names, r, strict=True)) for r in new])
+                _, new = _query(body.expression, look)
+                out += new
+        local[name] = Source(names, [dict(zip(names, r, strict=True)) for r in out])
+    return look
 
 
 def _table_rows(t: exp.Expression, sources: Sources) -> list[Row]:

@@ -12,7 +12,7 @@ the whole body (a counted loop's counter is bound per pass, predictor/loops.py).
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from functools import lru_cache
 
@@ -39,27 +39,59 @@ class Signature:
     assigned: frozenset[str] = frozenset()
     sequential: frozenset[str] = frozenset()  # locals only SET / SELECT ... INTO outside loops and handlers
     catches: bool = False  # a handler for errors: a SIGNAL or failing statement may not end the CALL
-    exits: tuple[ExitHandler, ...] = ()  # the body's top-level EXIT handlers the CALL runs (predictor/calls.py)
+    handlers: tuple[Handler, ...] = ()  # the body's top-level error handlers the CALL runs (predictor/calls.py)
     not_found: tuple[tuple[str, str], ...] = ()  # (variable, value SQL) a top-level CONTINUE HANDLER FOR NOT
     #   FOUND sets when a SELECT ... INTO finds no row, in a body without cursors (calls.py runs them)
+    passed: tuple[Passed, ...] = ()  # the names in a nested CALL's arguments (settled() frees the IN ones)
 
-    def exit_for(self, code: int) -> ExitHandler | None:
-        """The EXIT handler that catches error ``code``, if the body has one the CALL can run: one naming the
+    def handler_for(self, code: int) -> Handler | None:
+        """The handler that catches error ``code``, if the body has one the CALL can run: one naming the
         error wins over SQLEXCEPTION, as on the servers."""
-        named = next((h for h in self.exits if h.codes is not None and code in h.codes), None)
-        return named or next((h for h in self.exits if h.codes is None), None)
+        named = next((h for h in self.handlers if h.codes is not None and code in h.codes), None)
+        return named or next((h for h in self.handlers if h.codes is None), None)
+
+    def settled(self, modes: Callable[[str], Sequence[str] | None]) -> Signature:
+        """This signature once the procedures the body CALLs are known (``modes``: a procedure's parameter
+        modes, None when there is no such procedure): a name passed only as IN arguments is not assigned
+        by the nested CALL (``CALL sp_dispense(v_rx, v_qty, p_rph, ...)`` in a loop: pharmacy_chain_app)."""
+        if not self.passed:
+            return self
+        free = {x.name for x in self.passed}
+        for x in self.passed:
+            got = modes(x.procedure)
+            if got is None or x.position >= len(got) or got[x.position] != "IN":
+                free.discard(x.name)
+        if not free:
+            return self
+        unassigned = {x.name for x in self.passed if x.name in free and not x.assigned}
+        followed = {x.name for x in self.passed if x.name in free and x.followed}
+        return replace(self, assigned=self.assigned - unassigned, sequential=self.sequential | followed, passed=())
 
 
 @dataclass(frozen=True)
-class ExitHandler:
-    """``DECLARE EXIT HANDLER FOR SQLEXCEPTION | error numbers`` at the body's top level: on an error it catches
-    the CALL runs its statements (``ROLLBACK``, ``SET p_outcome = ...``) and ends, failing again with the
-    error when the handler ends with ``RESIGNAL``. Other handlers (CONTINUE, SQLSTATE values, names, in a
-    nested block) are not run: an error ends the CALL there, as before."""
+class Passed:
+    """A name in an argument of a nested CALL: assigned (and not followed) by it unless that parameter is
+    IN, which only the procedure, created later perhaps, tells (Signature.settled)."""
+
+    procedure: str
+    position: int
+    name: str
+    assigned: bool  # the body assigns it elsewhere too
+    followed: bool  # and follows it there (or never assigns it elsewhere)
+
+
+@dataclass(frozen=True)
+class Handler:
+    """``DECLARE EXIT | CONTINUE HANDLER FOR SQLEXCEPTION | error numbers`` at the body's top level: on an
+    error it catches the CALL runs its statements (``ROLLBACK``, ``SET p_outcome = ...``); after an EXIT
+    handler the CALL ends, failing again with the error when the handler ends with ``RESIGNAL``; after a
+    CONTINUE one it goes on with the statement after the one that failed. Other handlers (SQLSTATE values,
+    names, in a nested block, a CONTINUE one that SIGNALs) are not run: an error ends the CALL there."""
 
     position: int  # its order among the body's handlers: StatementInfo.handler of its statements
     codes: frozenset[int] | None  # None: every error (SQLEXCEPTION)
     resignals: bool
+    exits: bool = True
 
 
 def signature(tree: exp.Expression) -> Signature:
@@ -73,17 +105,25 @@ def signature(tree: exp.Expression) -> Signature:
                 default = item.args.get("default")
                 text = default.sql(dialect=RplayMySQL) if isinstance(default, exp.Expression) else None
                 variables += [(n.name.lower(), text) for n in _names(item.this)]
-    assigned = frozenset(assignments(tree))
     named = {name for name, _ in variables} | {name for name, _ in params}
     catches = any(not no_data(c) for h in tree.find_all(nodes.DeclareHandler) for c in h.args.get("conditions") or ())
     body = tree.args.get("body")
-    exits = tuple(x for k, h in enumerate(tree.find_all(nodes.DeclareHandler, bfs=False))
-                  if (x := _exit_handler(h, k, body)) is not None)
-    handlers = _not_found_handlers(tree, body, named)
+    declared = list(tree.find_all(nodes.DeclareHandler, bfs=False))
+    runs = [(h, x) for k, h in enumerate(declared) if (x := _error_handler(h, k, body)) is not None]
+    found = _not_found_handlers(tree, body, named)
     not_found = tuple((e.this.name.lower(), e.expression.sql(dialect=RplayMySQL))
-                      for h in handlers for e in _not_found_sets(h, named) or ())
-    unfollowed = _unfollowed(tree, {id(h) for h in handlers})
-    return Signature(params, tuple(variables), assigned, frozenset(named - unfollowed), catches, exits, not_found)
+                      for h in found for e in _not_found_sets(h, named) or ())
+    followed = {id(h) for h in found} | {id(h) for h, x in runs if not x.exits}
+    unfollowed = _unfollowed(tree, followed)
+    assigned = frozenset(assignments(tree))
+    unfollowed_elsewhere = _unfollowed(tree, followed, calls=False)
+    assigned_elsewhere = set(assignments(tree, calls=False))
+    passed = tuple(Passed(c.this.name.lower(), k, n.name.lower(), n.name.lower() in assigned_elsewhere,
+                          n.name.lower() not in unfollowed_elsewhere)
+                   for c in tree.find_all(nodes.Call) for k, arg in enumerate(c.expressions)
+                   for n in arg.find_all(exp.Identifier) if n.name.lower() in named)
+    return Signature(params, tuple(variables), assigned, frozenset(named - unfollowed), catches,
+                     tuple(x for _, x in runs), not_found, passed)
 
 
 def _not_found_handlers(tree: exp.Expression, body: object, named: set[str]) -> list[nodes.DeclareHandler]:
@@ -94,9 +134,10 @@ def _not_found_handlers(tree: exp.Expression, body: object, named: set[str]) -> 
     return [h for h in tree.find_all(nodes.DeclareHandler) if h.parent is body and _not_found_sets(h, named)]
 
 
-def _exit_handler(h: nodes.DeclareHandler, position: int, body: object) -> ExitHandler | None:
-    """``h`` as an ExitHandler the CALL can run, or None (see ExitHandler)."""
-    if str(h.args.get("action") or "").upper() != "EXIT" or h.parent is not body:
+def _error_handler(h: nodes.DeclareHandler, position: int, body: object) -> Handler | None:
+    """``h`` as a Handler the CALL can run, or None (see Handler)."""
+    action = str(h.args.get("action") or "").upper()
+    if action not in ("EXIT", "CONTINUE") or h.parent is not body:
         return None
     codes: set[int] = set()
     every = False
@@ -107,15 +148,15 @@ def _exit_handler(h: nodes.DeclareHandler, position: int, body: object) -> ExitH
             codes.add(int(c.this))
         else:
             return None
-    action = h.args.get("body")
-    steps = action.expressions if isinstance(action, exp.Block) else [action]
-    signals = list(action.find_all(nodes.Signal)) if isinstance(action, exp.Expression) else []
+    stmt = h.args.get("body")
+    steps = stmt.expressions if isinstance(stmt, exp.Block) else [stmt]
+    signals = list(stmt.find_all(nodes.Signal)) if isinstance(stmt, exp.Expression) else []
     last = steps[-1] if steps else None
     resignals = (isinstance(last, nodes.Signal) and str(last.args.get("kind")).upper() == "RESIGNAL"
                  and not last.args.get("this"))
-    if signals and not (resignals and signals == [last]):
-        return None  # a SIGNAL of its own, or a RESIGNAL not at its end: not followed
-    return ExitHandler(position, None if every else frozenset(codes), resignals)
+    if signals and not (resignals and signals == [last] and action == "EXIT"):
+        return None  # a SIGNAL of its own, or a RESIGNAL not at the end of an EXIT handler: not followed
+    return Handler(position, None if every else frozenset(codes), resignals, action == "EXIT")
 
 
 def no_data(condition: object) -> bool:
@@ -130,7 +171,7 @@ def no_data(condition: object) -> bool:
 _REPEATED = (exp.WhileBlock, exp.RepeatBlock, exp.LoopBlock, nodes.DeclareHandler)
 
 
-def _unfollowed(tree: exp.Expression, followed: Collection[int] = ()) -> set[str]:
+def _unfollowed(tree: exp.Expression, followed: Collection[int] = (), calls: bool = True) -> set[str]:
     """Names a body assigns where a CALL cannot take the assignments in order: inside a loop or a CONTINUE
     handler (run any number of times; not the ``followed`` NOT FOUND handlers, by id: calls.py runs them),
     by FETCH or a nested CALL's arguments. An EXIT handler runs once, at the end (calls.py runs it):
@@ -141,8 +182,8 @@ def _unfollowed(tree: exp.Expression, followed: Collection[int] = ()) -> set[str
         if isinstance(target, exp.Column) and not target.table and _repeated(item) \
                 and id(item.find_ancestor(nodes.DeclareHandler)) not in followed:
             out.add(target.name.lower())
-    for node in (*tree.find_all(exp.Into), *tree.find_all(nodes.CursorOp), *tree.find_all(nodes.Call),
-                 *tree.find_all(nodes.GetDiagnostics)):
+    for node in (*tree.find_all(exp.Into), *tree.find_all(nodes.CursorOp),
+                 *(tree.find_all(nodes.Call) if calls else ()), *tree.find_all(nodes.GetDiagnostics)):
         if isinstance(node, exp.Into) and not _repeated(node):
             continue
         parts = node.expressions if node.expressions else [node.this]
@@ -179,15 +220,15 @@ def _unrolled(loop: exp.Expression) -> bool:
         or conditional_loop(loop, 0) is not None
 
 
-def assignments(tree: exp.Expression) -> list[str]:
+def assignments(tree: exp.Expression, calls: bool = True) -> list[str]:
     """The lower-case names a body assigns, once per assignment (SET, INTO, FETCH, a nested CALL's args)."""
     out: list[str] = []
     for item in tree.find_all(exp.SetItem):
         target = item.this.this if isinstance(item.this, exp.EQ) else None
         if isinstance(target, exp.Column) and not target.table:
             out.append(target.name.lower())
-    for node in (*tree.find_all(exp.Into), *tree.find_all(nodes.CursorOp), *tree.find_all(nodes.Call),
-                 *tree.find_all(nodes.GetDiagnostics)):
+    for node in (*tree.find_all(exp.Into), *tree.find_all(nodes.CursorOp),
+                 *(tree.find_all(nodes.Call) if calls else ()), *tree.find_all(nodes.GetDiagnostics)):
         parts = node.expressions if node.expressions else [node.this]
         if isinstance(node, nodes.GetDiagnostics):
             parts = [e.this for e in node.expressions if isinstance(e, exp.EQ)]
@@ -332,6 +373,9 @@ def _returning(statements: Sequence[object], env: dict[str, exp.Expression] | No
     if isinstance(first, nodes.DeclareHandler):
         sets = _not_found_sets(first, env)
         return None if sets is None else _returning(rest, env, scales, sets)
+    if isinstance(first, exp.CaseStatement):
+        chain = _if_chain(first)
+        return None if chain is None else _returning([chain, *rest], env, scales, missing)
     if isinstance(first, exp.IfBlock) and isinstance(first.this, exp.Expression):
         branches = [first.args.get(k) for k in ("true", "false")]
         then, other = (_returning([*_block(b), *rest], dict(env), scales, missing) for b in branches)
@@ -348,6 +392,20 @@ def _returning(statements: Sequence[object], env: dict[str, exp.Expression] | No
         return None
     converted = {n: scales.get(n, _same)(e) for n, e in assigned.items()}
     return _returning(rest, {**env, **converted}, scales, missing)
+
+
+def _if_chain(case: exp.CaseStatement) -> exp.IfBlock | None:
+    """A CASE statement as the IF ... ELSEIF ... ELSE it means; None without ELSE (no WHEN matching is error
+    1339, not followed)."""
+    default = case.args.get("default")
+    if default is None:
+        return None
+    out: exp.Expression = default
+    operand = case.this if isinstance(case.this, exp.Expression) else None
+    for when in reversed(case.args.get("ifs") or []):
+        test = when.this if operand is None else exp.EQ(this=operand.copy(), expression=when.this.copy())
+        out = exp.IfBlock(this=test, true=when.args.get("true"), false=out)
+    return out if isinstance(out, exp.IfBlock) else None
 
 
 def _not_found_sets(handler: nodes.DeclareHandler, env: Collection[str]) -> tuple[exp.EQ, ...] | None:
@@ -384,20 +442,23 @@ def _local_assignment(node: object, env: dict[str, exp.Expression],
             return None
         return {e.this.name.lower(): substitute(e.expression, env) for e in sets}
     into = node.args.get("into") if isinstance(node, exp.Select) else None
-    if isinstance(node, exp.Select) and isinstance(into, exp.Into) and into.this is not None \
-            and not into.expressions and len(node.expressions) == 1:
-        target = into.this
-        if not isinstance(target, exp.Column) or target.table or target.name.lower() not in env:
+    if isinstance(node, exp.Select) and isinstance(into, exp.Into):
+        targets = [into.this, *(into.expressions or ())] if into.this is not None else list(into.expressions or ())
+        if len(targets) != len(node.expressions) or not all(
+                isinstance(t, exp.Column) and not t.table and t.name.lower() in env for t in targets):
             return None
         query = substitute(node, env)
         query.set("into", None)
-        # a row: its value; no row: the variable keeps its value (``DECLARE v DEFAULT 1000``), and the NOT
+        # a row: its values; no row: the variables keep theirs (``DECLARE v DEFAULT 1000``), and the NOT
         # FOUND handler's SETs run
-        name = target.name.lower()
         unfound = {e.this.name.lower(): substitute(e.expression, env) for e in missing}
         out = {v: exp.If(this=exp.Exists(this=query.copy()), true=env[v], false=e) for v, e in unfound.items()}
-        out[name] = exp.If(this=exp.Exists(this=query.copy()), true=exp.Subquery(this=query),
-                           false=unfound.get(name, env[name]))
+        for k, target in enumerate(targets):
+            name = target.name.lower()
+            column = query.copy()
+            column.set("expressions", [column.expressions[k]])
+            out[name] = exp.If(this=exp.Exists(this=query.copy()), true=exp.Subquery(this=column),
+                               false=unfound.get(name, env[name]))
         return out
     return None
 
@@ -425,7 +486,7 @@ def _conversion(kind: object) -> Conversion | None:
         return None
     if kind.this is exp.DataType.Type.TEXT:
         return _same
-    if kind.this in _INTEGER_TYPES or kind.this is exp.DataType.Type.DOUBLE:
+    if kind.this in _INTEGER_TYPES or kind.this in (exp.DataType.Type.DOUBLE, exp.DataType.Type.BOOLEAN):
         to = exp.DataType.build("DOUBLE" if kind.this is exp.DataType.Type.DOUBLE else "BIGINT")
         return lambda e: exp.Cast(this=exp.Paren(this=e), to=to)
     if kind.this is exp.DataType.Type.DATE:

@@ -219,7 +219,15 @@ def _fire(p: Predictor, s: SessionState, info: StatementInfo, t: Table, event: s
         return
     used = frozenset(r.lower() for r in info.reads) | frozenset(info.write_names)
     fired[t.name.lower()] = triggers.run(p.data, t, event, pairs, lambda name: lookup(name, p.catalog, s),
-                                         lambda x: p.journal(s, x), lambda body: bind(body, s), dup_fails, used)
+                                         lambda x: p.journal(s, x), lambda body: _bound_body(p, s, body), dup_fails,
+                                         used)
+
+
+def _bound_body(p: Predictor, s: SessionState, body: exp.Expression) -> exp.Expression:
+    """A trigger body with the session's known user variables put in, and its calls of stored functions
+    that only compute inlined (``SET NEW.copay = fn_copay(...)``: pharmacy_chain_app)."""
+    body = bind(body, s)
+    return inline_functions(body, p.function_text) if p.catalog.has_functions() else body
 
 
 def _fire_upsert(p: Predictor, s: SessionState, info: StatementInfo, t: Table, pairs: list[Pair] | None,

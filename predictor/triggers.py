@@ -262,7 +262,7 @@ class _Runner:
         if row is None:
             raise _Inexact("SET NEW in a trigger without a NEW row")
         try:
-            v = value(_bound(e, rows), {})
+            v = value(resolved(_bound(e, rows), self.source), {})  # (a scalar subquery: an inlined function's)
         except CannotEvaluate:
             v = UNKNOWN
         try:
@@ -406,8 +406,8 @@ def _bound(e: exp.Expression, rows: dict[str, Row | None]) -> exp.Expression:
     local = rows.get("") or {}
 
     def put(x: exp.Expression) -> exp.Expression:
-        if isinstance(x, exp.Column) and not x.table and x.name.lower() in local:
-            return known(local[x.name.lower()])
+        if isinstance(x, exp.Column | exp.Var) and not x.args.get("table") and x.name.lower() in local:
+            return known(local[x.name.lower()])  # (a Var: ``SET NEW.c = v``, as sqlglot reads a lone name)
         if isinstance(x, exp.Column) and x.table.lower() in ("old", "new"):
             row = rows.get(x.table.lower())
             if row is None:
