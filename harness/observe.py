@@ -14,6 +14,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from harness.backends.base import Server
+from harness.binlog.bodies import Bodies
 from harness.binlog.decoder import read_dir
 from harness.binlog.events import Event, RowsKind, TableMap
 from harness.binlog.groups import Group, GroupEnd, Unit, UnitKind, split_groups
@@ -108,6 +109,8 @@ class _Attribution:
                     info = self.analyze(st.sql)
                     if info.kind is Kind.CREATE_TRIGGER and info.targets:
                         self.trigger_tables.add(info.targets[0].split(".")[-1].casefold())
+        self.bodies = Bodies(self.analyze, (st.sql for s in self.sessions.values() for _, st in s.items
+                                            if st.object is not None and st.object[0] in ("function", "procedure")))
 
     def undone(self, s: _Session, k: int) -> bool:
         """Whether statement ``k`` ran between a SAVEPOINT and a ROLLBACK TO it in one transaction: what it
@@ -167,6 +170,10 @@ class _Attribution:
             order.append(pointer)
         if not kept:
             order = [k for k in order if not self.undone(s, k)]
+        if text is not None:
+            # only a statement whose stored code writes the text's table that way (bodies.py)
+            fits = [k for k in order if self.bodies.may_have_written(s.items[k][1].sql, text) is not False]
+            order = fits or order
         if not order:
             return None
         key = template(text) if text is not None else None
