@@ -69,7 +69,9 @@ def counts_change(info: StatementInfo, writes: tuple[tuple[str, Op, bool, bool],
 
 
 def _source_has_rows(p: Predictor, info: StatementInfo, s: SessionState) -> bool:
-    return ONE_ROW in info.extra or any(p.rows.get(s.ident(r)) != 0 for r in info.reads)
+    """Whether an INSERT ... SELECT's source may give rows: a SELECT of no table (``SELECT 1, 'a'``, a WITH
+    RECURSIVE number generator: recursive_cte.sql) gives one or more."""
+    return ONE_ROW in info.extra or not info.reads or any(p.rows.get(s.ident(r)) != 0 for r in info.reads)
 
 
 def _select_into(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
