@@ -120,7 +120,8 @@ def _handle(p: Predictor, b: Builder, routine: Routine, s: SessionState, handler
     b.error = None
     steps = tuple(replace(x, guards=tuple(g for g in x.guards if g != HANDLER))
                   for x in routine.body if x.handler == handler.position)
-    if not _run(p, b, routine, s, steps, bindings, depth, decided, loose):
+    bare = replace(routine, signature=replace(routine.signature, handlers=()))  # a handler does not catch its own
+    if not _run(p, b, bare, s, steps, bindings, depth, decided, loose):
         return False  # an error in the handler is the CALL's
     if handler.resignals:
         b.error = error
