@@ -290,7 +290,8 @@ def _sorted_output(out: list[list[Value]], names: Sequence[str], keys: Sequence[
     """The output rows of a grouped or DISTINCT SELECT in ORDER BY order (``_sorted``'s rules): a key is a
     select item by position or name (names go to the select list first, as on both servers), or, for groups,
     any expression over the group (``ORDER BY SUM(x) DESC``)."""
-    same = {(x.this if isinstance(x, exp.Alias) else x).sql(): k for k, x in enumerate(items)}
+    same = {x.sql(): k for k, x in enumerate(x.this if isinstance(x, exp.Alias) else x for x in items)
+            if isinstance(x, exp.Column)}  # (other items may hold nodes that have no SQL: PerRow)
     rows: list[Row] = []
     for i, vals in enumerate(out):
         named = dict(zip(names, vals, strict=False))
