@@ -208,7 +208,11 @@ def parsed(p: Predictor, sql: str, s: SessionState) -> Parsed:
     tree = parse(sql)
     if not isinstance(tree, exp.Expression):
         return tree
-    tree = bind(tree, s, p.catalog.hidden_user_vars())
+    return _inlined(p, bind(tree, s, p.catalog.hidden_user_vars()))
+
+
+def _inlined(p: Predictor, tree: exp.Expression) -> exp.Expression:
+    """``tree`` with its calls of stored functions that only compute inlined (predictor/routines.py)."""
     return inline_functions(tree, p.function_text) if p.catalog.has_functions() else tree
 
 
@@ -226,8 +230,7 @@ def _fire(p: Predictor, s: SessionState, info: StatementInfo, t: Table, event: s
 def _bound_body(p: Predictor, s: SessionState, body: exp.Expression) -> exp.Expression:
     """A trigger body with the session's known user variables put in, and its calls of stored functions
     that only compute inlined (``SET NEW.copay = fn_copay(...)``: pharmacy_chain_app)."""
-    body = bind(body, s)
-    return inline_functions(body, p.function_text) if p.catalog.has_functions() else body
+    return _inlined(p, bind(body, s))
 
 
 def _fire_upsert(p: Predictor, s: SessionState, info: StatementInfo, t: Table, pairs: list[Pair] | None,
