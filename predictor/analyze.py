@@ -421,6 +421,7 @@ def _delete(tree: exp.Delete) -> StatementInfo:
 
 
 CHECK_OPTION = "check option"  # StatementInfo.extra of CREATE VIEW ... WITH CHECK OPTION (predictor/views.py)
+NOT_UPDATABLE = "not updatable"  # StatementInfo.extra of CREATE VIEW whose rows cannot be written (_updatable)
 SELF_SUBQUERY = "self subquery"  # StatementInfo.extra: a subquery reads the table the statement changes
 CONDITION = "condition"  # StatementInfo.extra of a body's IF condition: no statement of its own
 SETS_INSERT_ID = "sets insert id"  # StatementInfo.extra of an UPDATE ... SET c = LAST_INSERT_ID(x)
@@ -634,9 +635,10 @@ def _create(tree: exp.Create) -> StatementInfo:
         view_sel = _select(tree.expression) if tree.expression is not None else None
         if view_sel is not None and not isinstance(tree.this, exp.Schema):  # no column list: names from the SELECT
             view_sel = replace(view_sel, text=_text(tree.expression))  # the data model reads views' rows
+        extra = ((CHECK_OPTION,) if tree.args.get("check_option") else ()) + (
+            () if _updatable(tree.expression) else (NOT_UPDATABLE,))
         return StatementInfo(Kind.CREATE_VIEW, name=name, select=view_sel, targets=(name,),
-                             replace=bool(tree.args.get("replace")),
-                             extra=(CHECK_OPTION,) if tree.args.get("check_option") else ())
+                             replace=bool(tree.args.get("replace")), extra=extra)
     if kind == "SEQUENCE":
         return StatementInfo(Kind.CREATE_SEQUENCE, name=name, targets=(name,), if_not_exists=exists,
                              temporary=_properties(tree)[1])
@@ -671,6 +673,19 @@ _INTEGERS = frozenset({exp.DataType.Type.TINYINT, exp.DataType.Type.SMALLINT, ex
                        exp.DataType.Type.UBIGINT})
 _UNSIGNED_FRACTIONS = frozenset({exp.DataType.Type.UDECIMAL, exp.DataType.Type.UDOUBLE})
 _FLOATS = frozenset({exp.DataType.Type.FLOAT, exp.DataType.Type.DOUBLE})
+
+
+def _updatable(q: object) -> bool:
+    """Whether a view's rows can be written through it: not with aggregates, window functions, DISTINCT,
+    GROUP BY, HAVING, a UNION or no table (both servers: 1288 for UPDATE / DELETE, 1471 for INSERT;
+    fixtures/seeds/003_logging_rules/view_not_updatable.sql)."""
+    if isinstance(q, exp.Subquery):
+        q = q.this
+    if not isinstance(q, exp.Select) or not (q.args.get("from_") or q.args.get("from")):
+        return False
+    if q.args.get("group") or q.args.get("having") or q.args.get("distinct"):
+        return False
+    return not any(x.find(exp.AggFunc, exp.Window) for x in q.expressions)
 
 
 def _deprecated_syntax(columns: Iterable[exp.Expression]) -> tuple[str, ...]:

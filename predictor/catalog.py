@@ -178,6 +178,7 @@ class View:
     name: str
     select: StatementInfo | None = None
     check: bool = False  # WITH CHECK OPTION: a row written through it must be one it shows (predictor/views.py)
+    updatable: bool = True  # rows can be written through it (analyze._updatable)
 
 
 EVERY = "*"  # a column list that names every column (an INSERT without one; predictor/fresh.py)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from predictor.analyze import CHECK_OPTION, DEPRECATED_SYNTAX, ONE_ROW, Kind, Op, StatementInfo
+from predictor.analyze import CHECK_OPTION, DEPRECATED_SYNTAX, NOT_UPDATABLE, ONE_ROW, Kind, Op, StatementInfo
 from predictor.binlog import Builder
 from predictor.catalog import Column, KeyKind, Routine, Table, Trigger, View
 from predictor.codes import (
@@ -116,9 +116,8 @@ def handle_create_select(p: Predictor, b: Builder, info: StatementInfo, s: Sessi
     exists = s.temp_table(name) if info.temporary else p.catalog.table(name)
     if exists is not None:
         if info.if_not_exists:
-            b.warnings.add(ER_TABLE_EXISTS)
-            if not info.temporary:
-                log_direct(p, b, s)
+            b.warnings.add(ER_TABLE_EXISTS)  # and nothing logged, in every format (both servers:
+            # fixtures/seeds/003_logging_rules/create_select_exists.sql)
         else:
             b.error = ER_TABLE_EXISTS
         return
@@ -426,7 +425,7 @@ def handle_create_view(p: Predictor, b: Builder, info: StatementInfo, s: Session
             if lookup(r, p.catalog, s) is None and p.catalog.view(r) is None:
                 b.error = ER_NO_SUCH_TABLE
                 return
-    p.catalog.put_view(View(name, info.select, CHECK_OPTION in info.extra))
+    p.catalog.put_view(View(name, info.select, CHECK_OPTION in info.extra, NOT_UPDATABLE not in info.extra))
     log_direct(p, b, s)
 
 
@@ -447,10 +446,11 @@ def handle_ddl_other(p: Predictor, b: Builder, info: StatementInfo, s: SessionSt
 
 
 def _name_taken(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
-    """CREATE of a name already taken: IF NOT EXISTS makes it a note (still logged), else error 1050."""
+    """CREATE of a name already taken: IF NOT EXISTS makes it a note (logged on MySQL), else error 1050."""
     if info.if_not_exists:
         b.warnings.add(ER_TABLE_EXISTS)
-        log_direct(p, b, s)
+        if p.profile.CREATE_EXISTING_LOGGED:
+            log_direct(p, b, s)
     else:
         b.error = ER_TABLE_EXISTS
 

@@ -8,7 +8,7 @@ unsafe, decide, images, cache placement) live in their own modules.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from predictor.analyze import DML_KINDS, Kind, StatementInfo
 from predictor.binlog import Binlog, Builder, copy_record
@@ -79,6 +79,7 @@ class Predictor:
         self.analyses: set[int | str] = set()  # analyses seen (id, or fingerprint uncached): new ones add parses
         self.id_writers: dict[tuple[int, int], bool] = {}  # (id(info), catalog version): may set LAST_INSERT_ID()
         self.plain: dict[tuple[int, int], bool] = {}  # (id(info), catalog version): rows.with_key_checks' fast path
+        self.function_writes: dict[tuple[tuple[str, ...], int], tuple[str, ...]] = {}  # see ``_function_writes``
         self.replays: dict[tuple[object, ...], Replay] = {}  # memo key -> an autocommitted statement's result
         self.applied: tuple[StatementInfo, Outcome] | None = None  # handle_dml: memoised outcome as is
         # replay keys: each session's session_part as a small int while no statement took the full path
@@ -280,6 +281,8 @@ class Predictor:
                 self.replays[key] = Replay(out, rec, used, counts_change(info, out.row_writes))
             return
         out = r.out
+        if info.functions and self.catalog.has_functions():
+            self.forget_function_writes(info, s)
         # the data model sees every statement; it changes no session field of session_part
         checked = with_key_checks(self, sql, info, s, out)
         if checked is not out:  # the data model changed the decision (a duplicate key): apply it in full
@@ -318,7 +321,32 @@ class Predictor:
                 f in self.profile.MISSING_FUNCTIONS for f in info.functions):
             b.error = ER_SP_DOES_NOT_EXIST  # FUNCTION md5 does not exist: nothing runs
             return
+        if info.functions and self.catalog.has_functions():
+            self.forget_function_writes(info, s)
         HANDLERS.get(info.kind, handle_noop)(self, b, info, s)
+
+    def forget_function_writes(self, info: StatementInfo, s: SessionState) -> None:
+        """The tables the statement's stored functions write are not followed any more: a function that
+        writes is never inlined (routines.inline_functions), so its rows are not evaluated (ev's
+        fn_next_ref bumps a sequence row per order)."""
+        key = (info.functions, self.catalog.version)
+        names = self.function_writes.get(key)
+        if names is None:
+            names = self.function_writes[key] = self._function_writes(info.functions, 0)
+        for name in names:
+            t = lookup(name, self.catalog, s)
+            self.data.forget(t.ident if t is not None else name)
+
+    def _function_writes(self, functions: Iterable[str], depth: int) -> tuple[str, ...]:
+        out: list[str] = []
+        for f in functions:
+            r = self.catalog.routine("FUNCTION", f)
+            if r is None or depth > 8:
+                continue
+            for x in r.body:
+                out += [w.table for w in x.writes if w.table]
+                out += self._function_writes(x.functions, depth + 1)
+        return tuple(dict.fromkeys(out))
 
     def _tail(self, b: Builder, info: StatementInfo, s: SessionState) -> None:
         """What every statement gets after its handler ran: deprecation warnings, one-shot isolation."""

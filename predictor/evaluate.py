@@ -20,7 +20,7 @@ from typing import Any
 from sqlglot import exp
 
 from predictor.functions import computed, is_computed
-from predictor.moments import CLOCK, Moment, compare, from_literal, shift, shift_literal
+from predictor.moments import CLOCK, Moment, compare, from_literal, shift, shift_literal, stored
 from predictor.nodes import Known, PerRow
 from predictor.values import UNKNOWN, real
 
@@ -163,7 +163,8 @@ def _as_moment(v: Value) -> Value:
 def _clock(e: exp.Expression, row: Row, values: Row | None) -> Value | None:
     """A clock reading, or one shifted by an INTERVAL (predictor/moments.py); None if ``e`` is neither."""
     if isinstance(e, exp.Anonymous) or type(e) in _CLOCK_NODES:
-        return clock_reading(e)
+        m = clock_reading(e)
+        return None if m is None else stored(m)  # stamped with the statement reading it (moments.py)
     sign = 1 if isinstance(e, exp.Add | exp.DateAdd) else -1 if isinstance(e, exp.Sub | exp.DateSub) else 0
     if not sign:
         return None

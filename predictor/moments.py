@@ -23,6 +23,12 @@ DAY``, ``NOW() - INTERVAL 1 MONTH`` stored in a DATE column) decides equality an
 ``stat_date = CURDATE()`` holds for a row written with CURDATE(), a unique key (device, CURDATE()) clashes
 with itself, ``check_out > check_in`` holds for ``CURDATE() + INTERVAL 2 DAY`` over ``CURDATE()``
 (hotel_app, fleet_app).
+
+A third bet orders two readings taken by known statements (``stored``): a replayed statement takes less than
+``STEP`` seconds (the harness replays a 400-statement workload in under two seconds), so a seat hold written
+with ``NOW() + INTERVAL 15 MINUTE`` is still ``> NOW()`` for a CALL ten statements later
+(event_ticketing_venue_app, sp_checkout). A workload that sleeps longer than that between the two is
+mispredicted.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 
 HORIZON = 6 * 3600.0  # seconds: a replay lasts less than this
+STEP = 10.0  # seconds: a replayed statement takes less than this (the third bet in the module's text)
 _DAY = 86400.0
 
 
@@ -109,12 +116,15 @@ def shift(m: Moment, count: int, unit: str) -> Moment | None:
     seconds = 0 if months else int(count * span[0])
     now = (m.now[0] + seconds, m.now[1] + months) if m.now is not None else None
     day = (m.day[0] + seconds, m.day[1] + months) if m.day is not None else None
-    return Moment(out.lo, out.hi, now=now, day=day, date=m.date and (months != 0 or seconds % _DAY == 0))
+    return Moment(out.lo, out.hi, now=now, day=day, date=m.date and (months != 0 or seconds % _DAY == 0),
+                  reading=m.reading)
 
 
 def compare(a: Moment, b: Moment, op: str) -> bool | None:
     """``a op b`` for op in < <= > >= = <>, or None when the ranges leave it open."""
     told = _by_day(a.day, b.day, op) if a.day is not None and b.day is not None else None
+    if told is None:
+        told = _by_reading(a, b, op)
     if told is not None:
         return told
     if op in (">", ">="):
@@ -130,6 +140,27 @@ def compare(a: Moment, b: Moment, op: str) -> bool | None:
     if op == "=":
         return False if apart else None
     return True if apart else None
+
+
+def _by_reading(a: Moment, b: Moment, op: str) -> bool | None:
+    """Two readings of the run's clock by the statements that took them: the later statement's NOW() is up
+    to STEP seconds a statement later than the earlier one's (the third bet in the module's text)."""
+    if a.now is None or b.now is None or a.reading is None or b.reading is None or a.now[1] or b.now[1]:
+        return None
+    drift = (a.reading - b.reading) * STEP  # NOW() at a's statement minus NOW() at b's: between 0 and this
+    base = a.now[0] - b.now[0]
+    lo, hi = base + min(0.0, drift), base + max(0.0, drift)  # a - b
+    if op == "<":
+        return True if hi < 0 else False if lo >= 0 else None
+    if op == "<=":
+        return True if hi <= 0 else False if lo > 0 else None
+    if op == ">":
+        return True if lo > 0 else False if hi <= 0 else None
+    if op == ">=":
+        return True if lo >= 0 else False if hi < 0 else None
+    if lo > 0 or hi < 0:
+        return op == "<>"
+    return (op == "=") if lo == hi == 0 else None
 
 
 def _by_day(a: Offset, b: Offset, op: str) -> bool | None:

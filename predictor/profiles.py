@@ -193,6 +193,9 @@ class Profile:
     BAD_NULL_NOTE: ClassVar[int | None] = None
     """MariaDB: a second error (1105 "Unknown error") next to an INSERT's 1048 on its first row, unless the
     table has a BEFORE trigger (then NOT NULL is checked after the triggers: fixtures session_values.sql)."""
+    CREATE_EXISTING_LOGGED: ClassVar[bool] = True
+    """CREATE TABLE IF NOT EXISTS of a table that exists (note 1050) is still logged; MariaDB logs nothing
+    (fixtures/seeds/003_logging_rules/create_select_exists.sql). ... SELECT is never logged then."""
     FK_CASCADES_LOGGED: ClassVar[bool] = False
     """MySQL 9: the child rows an ON DELETE CASCADE deletes are logged as row events of the DELETE (foreign
     keys moved from InnoDB to the SQL layer; fixtures/seeds/003_logging_rules/foreign_keys.sql)."""
@@ -358,6 +361,7 @@ class MariaDB1011(Profile):
     FLAVOR = "mariadb"
     VERSION = (10, 11)
     RESERVED_WORDS = reserved.MARIADB_1011
+    CREATE_EXISTING_LOGGED = False
     MULTI_UPDATE_STMT_CACHE_WHEN = "unmatched"
     """Seen on 10.11.19 (fixtures/workloads/clinic_app.sql: no row matched); a matched but unchanged row keeps
     it in the transaction cache (fixtures/seeds/003_logging_rules/loops_subqueries_and_savepoints.sql)."""

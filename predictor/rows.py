@@ -52,6 +52,10 @@ def with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState
         s.last_insert_id = UNKNOWN  # unless the data model follows the row (_key_checks)
     prior = s.last_insert_id
     kind = info.kind
+    if p.catalog.views and out.error is None and len(info.writes) == 1 and info.write_names[0] in p.catalog.views:
+        code = views.not_updatable(p, info)
+        if code is not None:
+            return _failed(out, code)
     if p.catalog.views and (kind is Kind.UPDATE or kind is Kind.INSERT) and out.error is None \
             and info.write_names[0] in p.catalog.views:
         code = views.check_option(p, sql, info, s)
@@ -84,7 +88,7 @@ def with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState
         fresh.note_writes(p, info, s)  # a table its rows stopped being followed in, or one that was not
     if fired and all(c is not None for c in fired.values()) and all(
             w.table.lower() in fired or not _has_triggers(p, w.table, s) for w in info.writes):
-        out = _idle_triggers(info, out, fired)
+        out = _idle_triggers(p, s, info, out, fired)
     if p.data.fed:  # then what the triggers the statement fires update, and were not run, is unknown
         events = _EVENTS.get(info.kind, frozenset())
         if info.kind is Kind.INSERT and info.on_duplicate is not None:
@@ -241,8 +245,8 @@ def _fire_upsert(p: Predictor, s: SessionState, info: StatementInfo, t: Table, p
     if pairs is None:
         return None
     order: list[str] = []
-    total: Changed | None = {w.table.lower(): 0 for tr in t.triggers if tr.event.upper() in ("INSERT", "UPDATE")
-                              for body in tr.body for w in body.writes}
+    total: Changed | None = Changed({w.table.lower(): 0 for tr in t.triggers if tr.event.upper() in ("INSERT", "UPDATE")
+                                     for body in tr.body for w in body.writes})
     for pair in pairs:
         if pair[0] is not None and pair[0] == pair[1] and not p.profile.UPSERT_KEPT_ROW_FIRES_UPDATE:
             continue
@@ -250,12 +254,11 @@ def _fire_upsert(p: Predictor, s: SessionState, info: StatementInfo, t: Table, p
         if event not in order:
             order.append(event)
         _fire(p, s, info, t, event, [pair], fired)
-        got = fired.pop(t.name.lower(), {})
+        got = fired.pop(t.name.lower(), Changed())
         if got is None or total is None:
             total = None
         else:
-            for k, n in got.items():
-                triggers.count(total, k, n)
+            triggers.merge(total, got)
     if any(tr.event.upper() in ("INSERT", "UPDATE") for tr in t.triggers):
         fired[t.name.lower()] = total
     return order
@@ -274,19 +277,48 @@ def _in_firing_order(out: Outcome, order: list[str]) -> Outcome:
     return replace(out, stmt_cache=ordered(out.stmt_cache), trx=ordered(out.trx))
 
 
-def _idle_triggers(info: StatementInfo, out: Outcome, fired: dict[str, Changed | None]) -> Outcome:
-    """Row format: a table the statement's triggers changed no row of has no row events."""
+def _idle_triggers(p: Predictor, s: SessionState, info: StatementInfo, out: Outcome,
+                   fired: dict[str, Changed | None]) -> Outcome:
+    """Row format: a table the statement's triggers changed no row of has no row events; one their ON
+    DUPLICATE KEY UPDATE changed rows of has update events (``_upserted_rows``)."""
     if not out.row_format:
         return out
-    total: Changed = {}
+    total = Changed()
     for changed in fired.values():
-        for k, n in (changed or {}).items():
-            triggers.count(total, k, n)
+        if changed is not None:
+            triggers.merge(total, changed)
     own = {w.table.lower() for w in info.writes}
+    for name, u in total.upserts.items():
+        if name not in own:
+            out = _upserted_rows(p, s, out, name, u)
     idle = {k for k, n in total.items() if n == 0 and k not in own}
     if not idle:
         return out
     return _without_rows(out, lambda name: name.lower() in idle)
+
+
+def _upserted_rows(p: Predictor, s: SessionState, out: Outcome, name: str, u: triggers.Upsert) -> Outcome:
+    """A trigger's INSERT ... ON DUPLICATE KEY UPDATE into ``name``: its write event only if it wrote rows,
+    an update event (after it, as the binlog has them) if it changed some, with an upsert's images."""
+    t = lookup(name, p.catalog, s)
+    if t is None:
+        return out
+
+    def pieces(cache: tuple[Piece, ...]) -> tuple[Piece, ...]:
+        mine = next((x for x in cache if x.rows and x.type == "write" and x.table.lower() == name), None)
+        if mine is None:
+            return cache
+        add: list[Piece] = []
+        if u.written:
+            before, after = _upsert_write(p, t, u.columns, u.assigned, s.row_image, False)
+            add.append(replace(mine, before=before, after=after))
+        if u.updated:
+            before, after = upsert_images(t, u.columns, u.assigned, s.row_image, p.profile, False)
+            add.append(replace(mine, before=before, after=after, type="update"))
+        at = cache.index(mine)
+        return cache[:at] + tuple(add) + cache[at + 1:]
+
+    return replace(out, stmt_cache=pieces(out.stmt_cache), trx=pieces(out.trx))
 
 
 def _without_rows(out: Outcome, dropped: Callable[[str], bool]) -> Outcome:
@@ -750,7 +782,7 @@ def _write_each(p: Predictor, s: SessionState, info: StatementInfo, t: Table, ro
     trans = p.profile.engine(t.engine).transactional
     written = updated = ignored = 0
     first_id: int | None = None
-    total: Changed | None = {}
+    total: Changed | None = Changed()
     start = p.data.next_auto(t)
     for i, row in enumerate(rows):
         pairs: list[Pair] = []
@@ -770,8 +802,7 @@ def _write_each(p: Predictor, s: SessionState, info: StatementInfo, t: Table, ro
         if got is None or total is None:
             total = None
         else:
-            for k, n in got.items():
-                triggers.count(total, k, n)
+            triggers.merge(total, got)
     fired[t.name.lower()] = total
     out = WriteOutcome(None, len(rows), written, updated, 0, ignored, first_id)
     if start is not None:  # the statement's auto-increment reservation, not the rows' one by one

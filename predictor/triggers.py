@@ -13,6 +13,7 @@ inexact: ``run`` returns None and the caller falls back to ``DataModel.fire``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 from sqlglot import exp
@@ -26,8 +27,26 @@ from predictor.parse import parse
 from predictor.query import Source, resolved, select_rows
 from predictor.routines import no_data
 
-Changed = dict[str, int | None]
-"""Table (lower case) -> rows the bodies changed or wrote there; None: some, how many is not known."""
+
+@dataclass(frozen=True)
+class Upsert:
+    """What a body's INSERT ... ON DUPLICATE KEY UPDATE did to a table: rows written and rows it changed
+    (a counter's trigger logs an update event, not a write, once the counter's row exists: ev's
+    legacy_counters), with the columns it gives and those it assigns, for the row images."""
+
+    written: int
+    updated: int
+    columns: tuple[str, ...] | None  # the INSERT's column list (None: all)
+    assigned: tuple[str, ...]
+
+
+class Changed(dict[str, int | None]):
+    """Table (lower case) -> rows the bodies changed or wrote there; None: some, how many is not known.
+    ``upserts``: table -> what the bodies' INSERT ... ON DUPLICATE KEY UPDATE did there."""
+
+    def __init__(self, counts: dict[str, int | None] | None = None) -> None:
+        super().__init__(counts or {})
+        self.upserts: dict[str, Upsert] = {}
 
 
 class _Inexact(Exception):
@@ -59,7 +78,7 @@ def run(data: DataModel, t: Table, event: str, pairs: Sequence[Pair], tables: Ca
     rows a body changes run too (``depth``: how deep, as on the servers' nesting of trigger calls)."""
     triggers = sorted((tr for tr in t.triggers if tr.event.upper() == event),
                       key=lambda tr: tr.timing.upper() != "BEFORE")
-    changed: Changed = dict.fromkeys(_reached(t, event, tables, depth), 0)
+    changed = Changed(dict.fromkeys(_reached(t, event, tables, depth), 0))
     if not triggers:
         return changed
     found = [_body(tr.text) for tr in triggers]
@@ -321,18 +340,31 @@ class _Runner:
             self.count(t.name, 1 if isinstance(n.expression, exp.Values) else None)
             return
         bound = _bound(n, rows)
-        written = values_rows(bound, t) if isinstance(bound, exp.Insert) and not bound.args.get("conflict") \
-            and isinstance(bound.expression, exp.Values) else None
+        conflict = bound.args.get("conflict") if isinstance(bound, exp.Insert) else None
+        assignments = [(e.this.name, e.expression) for e in conflict.expressions
+                       if isinstance(e, exp.EQ) and isinstance(e.this, exp.Column)] if conflict is not None else []
+        written = values_rows(bound, t) if isinstance(bound, exp.Insert) and isinstance(bound.expression, exp.Values) \
+            and (conflict is None or len(assignments) == len(conflict.expressions)) else None
         if written is None:
-            raise _Inexact("INSERT ... SELECT or ON DUPLICATE KEY UPDATE in a trigger")
+            raise _Inexact("INSERT ... SELECT in a trigger")
         # a duplicate fails the whole statement: not followed (the fallback forgets the table)
         pairs: list[Pair] = []
-        res = self.data.write(t, written, Mode.IGNORE if n.args.get("ignore") else Mode.INSERT, commit=False,
-                              pairs=pairs)
+        mode = Mode.UPSERT if conflict is not None else Mode.IGNORE if n.args.get("ignore") else Mode.INSERT
+        res = self.data.write(t, written, mode, commit=False, assignments=assignments, pairs=pairs)
         if res is None or res.dup_at is not None:
             raise _Inexact("a duplicate key in a trigger's INSERT")
-        self.count(t.name, res.written)
-        self.fire(t, "INSERT", pairs)
+        self.count(t.name, res.written + res.updated)
+        if conflict is not None:
+            target = bound.this
+            columns = tuple(str(c.name).lower() for c in target.expressions) \
+                if isinstance(target, exp.Schema) and target.expressions else None
+            _upserted(self.changed, t.name, Upsert(res.written, res.updated, columns,
+                                                   tuple(c.lower() for c, _ in assignments)))
+        self.fire(t, "INSERT", [x for x in pairs if x[0] is None])
+        kept = [x for x in pairs if x[0] is not None]
+        if any(old == new for old, new in kept) and any(tr.event.upper() == "UPDATE" for tr in t.triggers):
+            raise _Inexact("UPDATE triggers of a row an upsert kept")  # they run on some servers only
+        self.fire(t, "UPDATE", [x for x in kept if x[0] != x[1]])
 
     def delete(self, n: exp.Delete, rows: dict[str, Row | None]) -> None:
         if n.args.get("using") or n.args.get("limit") or n.args.get("order") or not isinstance(n.this, exp.Table) \
@@ -380,11 +412,25 @@ class _Runner:
             raise _Signal(sig.code, sig.raised_in_body) from None
         if got is None:
             raise _Inexact("triggers of a body's rows")
-        for k, n in got.items():
-            self.count(k, n)
+        merge(self.changed, got)
 
     def count(self, table: str, n: int | None) -> None:
         count(self.changed, table, n)
+
+
+def merge(total: Changed, got: Changed) -> None:
+    """Add what ``got`` counts to ``total``."""
+    for k, n in got.items():
+        count(total, k, n)
+    for k, u in got.upserts.items():
+        _upserted(total, k, u)
+
+
+def _upserted(changed: Changed, table: str, u: Upsert) -> None:
+    key = table.lower()
+    had = changed.upserts.get(key)
+    changed.upserts[key] = u if had is None else Upsert(had.written + u.written, had.updated + u.updated,
+                                                        u.columns, u.assigned)
 
 
 def count(changed: Changed, table: str, n: int | None) -> None:

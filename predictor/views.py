@@ -24,6 +24,17 @@ if TYPE_CHECKING:
     from predictor.engine import Predictor
 
 ER_VIEW_CHECK_FAILED = 1369
+ER_NON_UPDATABLE_TABLE = 1288
+ER_NON_INSERTABLE_TABLE = 1471
+
+
+def not_updatable(p: Predictor, info: StatementInfo) -> int | None:
+    """The error of a write through a view whose rows cannot be written (an aggregate's: ev's
+    v_event_revenue): 1471 for INSERT / REPLACE, 1288 for UPDATE / DELETE."""
+    v = p.catalog.view(info.writes[0].table)
+    if v is None or v.updatable:
+        return None
+    return ER_NON_INSERTABLE_TABLE if info.kind in (Kind.INSERT, Kind.REPLACE) else ER_NON_UPDATABLE_TABLE
 
 
 def check_option(p: Predictor, sql: str, info: StatementInfo, s: SessionState) -> int | None:
