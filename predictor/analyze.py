@@ -21,7 +21,7 @@ from predictor.evaluate import CannotEvaluate, clock_reading, literal
 from predictor.loops import AnyLoop, conditional_loop, counted_loop, cursor_loop
 from predictor.parse import Unparsed, parse
 from predictor.query import output_name
-from predictor.routines import Signature, signature
+from predictor.routines import Signature, if_chain, signature
 from predictor.variables import assigned
 
 
@@ -838,6 +838,10 @@ def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:
     def visit(n: exp.Expression, counted: tuple[AnyLoop, ...], before: exp.Expression | None = None,
               guards: tuple[Guard, ...] = ()) -> None:
         nonlocal loops, handlers, handler, ifs
+        if isinstance(n, exp.CaseStatement):  # as the IF ... ELSEIF chain it means: its WHENs guard their branches
+            chain = if_chain(n, need_else=False)
+            if chain is not None:
+                n = chain
         if isinstance(n, exp.IfBlock):
             cond = n.this.sql(dialect=RplayMySQL) if isinstance(n.this, exp.Expression) else None
             test = _common(n.this, [], kind=Kind.NOOP) if isinstance(n.this, exp.Expression) else None

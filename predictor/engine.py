@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 
-from predictor.analyze import DML_KINDS, Kind, StatementInfo
+from predictor.analyze import DML_KINDS, Kind, Op, StatementInfo, Write
 from predictor.binlog import Binlog, Builder, copy_record
 from predictor.calls import handle_call
 from predictor.catalog import Catalog, Table
@@ -79,7 +79,7 @@ class Predictor:
         self.analyses: set[int | str] = set()  # analyses seen (id, or fingerprint uncached): new ones add parses
         self.id_writers: dict[tuple[int, int], bool] = {}  # (id(info), catalog version): may set LAST_INSERT_ID()
         self.plain: dict[tuple[int, int], bool] = {}  # (id(info), catalog version): rows.with_key_checks' fast path
-        self.function_writes: dict[tuple[tuple[str, ...], int], tuple[str, ...]] = {}  # see ``_function_writes``
+        self.function_writes: dict[tuple[tuple[str, ...], int], tuple[Write, ...]] = {}  # see ``_function_writes``
         self.replays: dict[tuple[object, ...], Replay] = {}  # memo key -> an autocommitted statement's result
         self.applied: tuple[StatementInfo, Outcome] | None = None  # handle_dml: memoised outcome as is
         # replay keys: each session's session_part as a small int while no statement took the full path
@@ -326,27 +326,34 @@ class Predictor:
         HANDLERS.get(info.kind, handle_noop)(self, b, info, s)
 
     def forget_function_writes(self, info: StatementInfo, s: SessionState) -> None:
-        """The tables the statement's stored functions write are not followed any more: a function that
-        writes is never inlined (routines.inline_functions), so its rows are not evaluated (ev's
-        fn_next_ref bumps a sequence row per order)."""
+        """What the statement's stored functions write is not known any more: a function that writes is never
+        inlined (routines.inline_functions), so its rows are not evaluated (the columns an UPDATE sets; the
+        whole table for an INSERT or DELETE). ev's fn_next_ref and mes's fn_next_no bump a sequence row."""
         key = (info.functions, self.catalog.version)
-        names = self.function_writes.get(key)
-        if names is None:
-            names = self.function_writes[key] = self._function_writes(info.functions, 0)
-        for name in names:
-            t = lookup(name, self.catalog, s)
-            self.data.forget(t.ident if t is not None else name)
+        writes = self.function_writes.get(key)
+        if writes is None:
+            writes = self.function_writes[key] = self._function_writes(info.functions, 0)
+        for w in writes:
+            t = lookup(w.table, self.catalog, s)
+            d = self.data.tables.get(t.ident if t is not None else w.table.lower())
+            if d is None or not d.tracked or t is None:
+                continue
+            self.journal(s, t)  # (a ROLLBACK puts the known values back)
+            if w.op is Op.UPDATE and w.columns is not None:
+                d.set_unknown(w.columns)
+            else:
+                d.tracked = False
 
-    def _function_writes(self, functions: Iterable[str], depth: int) -> tuple[str, ...]:
-        out: list[str] = []
+    def _function_writes(self, functions: Iterable[str], depth: int) -> tuple[Write, ...]:
+        out: list[Write] = []
         for f in functions:
             r = self.catalog.routine("FUNCTION", f)
             if r is None or depth > 8:
                 continue
             for x in r.body:
-                out += [w.table for w in x.writes if w.table]
+                out += [w for w in x.writes if w.table]
                 out += self._function_writes(x.functions, depth + 1)
-        return tuple(dict.fromkeys(out))
+        return tuple(out)
 
     def _tail(self, b: Builder, info: StatementInfo, s: SessionState) -> None:
         """What every statement gets after its handler ran: deprecation warnings, one-shot isolation."""

@@ -374,7 +374,7 @@ def _returning(statements: Sequence[object], env: dict[str, exp.Expression] | No
         sets = _not_found_sets(first, env)
         return None if sets is None else _returning(rest, env, scales, sets)
     if isinstance(first, exp.CaseStatement):
-        chain = _if_chain(first)
+        chain = if_chain(first)
         return None if chain is None else _returning([chain, *rest], env, scales, missing)
     if isinstance(first, exp.IfBlock) and isinstance(first.this, exp.Expression):
         branches = [first.args.get(k) for k in ("true", "false")]
@@ -394,13 +394,13 @@ def _returning(statements: Sequence[object], env: dict[str, exp.Expression] | No
     return _returning(rest, {**env, **converted}, scales, missing)
 
 
-def _if_chain(case: exp.CaseStatement) -> exp.IfBlock | None:
-    """A CASE statement as the IF ... ELSEIF ... ELSE it means; None without ELSE (no WHEN matching is error
-    1339, not followed)."""
+def if_chain(case: exp.CaseStatement, need_else: bool = True) -> exp.IfBlock | None:
+    """A CASE statement as the IF ... ELSEIF ... ELSE it means; None without ELSE when ``need_else`` (no WHEN
+    matching is error 1339, not followed), else an empty ELSE."""
     default = case.args.get("default")
-    if default is None:
+    if default is None and need_else:
         return None
-    out: exp.Expression = default
+    out: exp.Expression | None = default
     operand = case.this if isinstance(case.this, exp.Expression) else None
     for when in reversed(case.args.get("ifs") or []):
         test = when.this if operand is None else exp.EQ(this=operand.copy(), expression=when.this.copy())

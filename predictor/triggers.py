@@ -25,7 +25,7 @@ from predictor.data import DataModel, Mode, Pair, Refused, values_rows
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, known, truth, value
 from predictor.parse import parse
 from predictor.query import Source, resolved, select_rows
-from predictor.routines import no_data
+from predictor.routines import if_chain, no_data
 
 
 @dataclass(frozen=True)
@@ -224,6 +224,8 @@ class _Runner:
             code = signal_code(n)
             if code is not None:
                 raise _Signal(code)
+        elif isinstance(n, exp.CaseStatement) and (chain := if_chain(n, need_else=False)) is not None:
+            self.node(chain, rows)
         elif isinstance(n, exp.IfBlock):
             taken = truth(resolved(_bound(n.this, rows), self.source), {})  # a scalar subquery too
             branch = n.args.get("true") if taken else n.args.get("false")
