@@ -944,6 +944,17 @@ def _changes(old: Value, new: Value) -> bool:
     return opaque(new) or opaque(old) or old != new
 
 
+def upsert_assignments(tree: exp.Insert) -> list[tuple[str, exp.Expression]] | None:
+    """An INSERT's ON DUPLICATE KEY UPDATE assignments (column, value); [] without the clause, None when one
+    is not a plain ``column = value``."""
+    conflict = tree.args.get("conflict")
+    if conflict is None:
+        return []
+    out = [(e.this.name, e.expression) for e in conflict.expressions
+           if isinstance(e, exp.EQ) and isinstance(e.this, exp.Column)]
+    return out if len(out) == len(conflict.expressions) else None
+
+
 def values_rows(tree: exp.Insert, t: Table) -> list[Row] | None:
     """The rows of INSERT/REPLACE ... VALUES or ... SET, by column; None if the column list does not fit."""
     target = tree.this

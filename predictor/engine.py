@@ -281,8 +281,7 @@ class Predictor:
                 self.replays[key] = Replay(out, rec, used, counts_change(info, out.row_writes))
             return
         out = r.out
-        if info.functions and self.catalog.has_functions():
-            self.forget_function_writes(info, s)
+        self.forget_function_writes(info, s)
         # the data model sees every statement; it changes no session field of session_part
         checked = with_key_checks(self, sql, info, s, out)
         if checked is not out:  # the data model changed the decision (a duplicate key): apply it in full
@@ -321,14 +320,15 @@ class Predictor:
                 f in self.profile.MISSING_FUNCTIONS for f in info.functions):
             b.error = ER_SP_DOES_NOT_EXIST  # FUNCTION md5 does not exist: nothing runs
             return
-        if info.functions and self.catalog.has_functions():
-            self.forget_function_writes(info, s)
+        self.forget_function_writes(info, s)
         HANDLERS.get(info.kind, handle_noop)(self, b, info, s)
 
     def forget_function_writes(self, info: StatementInfo, s: SessionState) -> None:
         """What the statement's stored functions write is not known any more: a function that writes is never
         inlined (routines.inline_functions), so its rows are not evaluated (the columns an UPDATE sets; the
         whole table for an INSERT or DELETE). ev's fn_next_ref and mes's fn_next_no bump a sequence row."""
+        if not info.functions or not self.catalog.has_functions():
+            return
         key = (info.functions, self.catalog.version)
         writes = self.function_writes.get(key)
         if writes is None:

@@ -13,7 +13,7 @@ from predictor import fresh, ranges, triggers, views
 from predictor.analyze import SETS_INSERT_ID, Kind, Op, StatementInfo
 from predictor.catalog import ForeignKey, Generated, Table
 from predictor.codes import ER_BAD_NULL, ER_WARNING_NOT_COMPLETE_ROLLBACK
-from predictor.data import POSITION, Mode, Pair, Refused, WriteOutcome, values_rows
+from predictor.data import POSITION, Mode, Pair, Refused, WriteOutcome, upsert_assignments, values_rows
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, value
 from predictor.foreign import ER_NO_REFERENCED_ROW, ER_ROW_IS_REFERENCED, missing_parent, referenced
 from predictor.images import images, upsert_images
@@ -52,13 +52,10 @@ def with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState
         s.last_insert_id = UNKNOWN  # unless the data model follows the row (_key_checks)
     prior = s.last_insert_id
     kind = info.kind
-    if p.catalog.views and out.error is None and len(info.writes) == 1 and info.write_names[0] in p.catalog.views:
-        code = views.not_updatable(p, info)
-        if code is not None:
-            return _failed(out, code)
-    if p.catalog.views and (kind is Kind.UPDATE or kind is Kind.INSERT) and out.error is None \
-            and info.write_names[0] in p.catalog.views:
-        code = views.check_option(p, sql, info, s)
+    if p.catalog.views and out.error is None and info.write_names and info.write_names[0] in p.catalog.views:
+        code = views.not_updatable(p, info) if len(info.writes) == 1 else None
+        if code is None and (kind is Kind.UPDATE or kind is Kind.INSERT):
+            code = views.check_option(p, sql, info, s)
         if code is not None:
             return _failed(out, code)
     if kind is Kind.UPDATE or kind is Kind.DELETE:
@@ -730,8 +727,9 @@ def _inserted(p: Predictor, sql: str, info: StatementInfo, s: SessionState,
     if rows is None or not isinstance(tree, exp.Insert):
         return None
     conflict = tree.args.get("conflict")
-    assignments = [] if conflict is None else \
-        [(e.this.name, e.expression) for e in conflict.expressions if isinstance(e, exp.EQ)]
+    assignments = upsert_assignments(tree)
+    if assignments is None:
+        return None
     mode = (Mode.REPLACE if info.kind is Kind.REPLACE or tree.args.get("replace") else
             Mode.UPSERT if conflict is not None else Mode.IGNORE if info.ignore else Mode.INSERT)
     return rows, mode, assignments

@@ -21,7 +21,7 @@ from sqlglot import exp
 from predictor import nodes
 from predictor.catalog import Table
 from predictor.codes import ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG, signal_code
-from predictor.data import DataModel, Mode, Pair, Refused, values_rows
+from predictor.data import DataModel, Mode, Pair, Refused, upsert_assignments, values_rows
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, known, truth, value
 from predictor.parse import parse
 from predictor.query import Source, resolved, select_rows
@@ -343,11 +343,10 @@ class _Runner:
             return
         bound = _bound(n, rows)
         conflict = bound.args.get("conflict") if isinstance(bound, exp.Insert) else None
-        assignments = [(e.this.name, e.expression) for e in conflict.expressions
-                       if isinstance(e, exp.EQ) and isinstance(e.this, exp.Column)] if conflict is not None else []
+        assignments = upsert_assignments(bound) if isinstance(bound, exp.Insert) else None
         written = values_rows(bound, t) if isinstance(bound, exp.Insert) and isinstance(bound.expression, exp.Values) \
-            and (conflict is None or len(assignments) == len(conflict.expressions)) else None
-        if written is None:
+            and assignments is not None else None
+        if written is None or assignments is None:
             raise _Inexact("INSERT ... SELECT in a trigger")
         # a duplicate fails the whole statement: not followed (the fallback forgets the table)
         pairs: list[Pair] = []
