@@ -340,7 +340,7 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
         values = bindings()
         if sub.kind in (Kind.SET, Kind.SELECT) and sub.text is not None and isinstance(values, dict):
             code = assign(sub.text, routine.signature.sequential, values, s, lambda name: table_source(p, name, s),
-                          reached is True, p.function_text if p.catalog.has_functions() else None)
+                          reached is True, p.function_text if p.catalog.has_functions() else None, p.results(sb.sql))
             if code == ER_SP_FETCH_NO_DATA:
                 _not_found(routine, values, s, p)
             else:
@@ -395,6 +395,8 @@ def _follows(p: Predictor, sub: StatementInfo) -> bool:
     """Whether the data model reads this body statement's text (else the CALL's text is enough)."""
     if sub.kind in (Kind.CALL, Kind.CREATE_TABLE_SELECT) or sub.user_vars:
         return True  # (SET @n = ROW_COUNT() in the body: the session's variable is the body's value)
+    if sub.functions and p.catalog.has_functions() and p.functions_write(sub.functions):
+        return True  # its calls of functions that write run (predictor/function_runs.py)
     return any(p.data.watching(w.table) for w in sub.writes)
 
 

@@ -82,7 +82,7 @@ def _select_into(p: Predictor, b: Builder, info: StatementInfo, s: SessionState)
         s.user_vars[name] = UNKNOWN
     if not info.reads or not p.data.may_parse():
         return
-    code = run_select_into(b.sql, s, lambda name: table_source(p, name, s))
+    code = run_select_into(b.sql, s, lambda name: table_source(p, name, s), p.results(b.sql))
     if code == ER_SP_FETCH_NO_DATA:
         b.warnings.add(code)
         for name in info.user_vars:

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 
+from sqlglot import exp
+
+from predictor import function_runs, triggers
 from predictor.analyze import DML_KINDS, Kind, Op, StatementInfo, Write
 from predictor.binlog import Binlog, Builder, copy_record
 from predictor.calls import handle_call
@@ -43,7 +46,7 @@ from predictor.outcome import Outcome, Replay
 from predictor.profiles import Profile
 from predictor.records import StatementRecord
 from predictor.resolve import lookup, resolve
-from predictor.rows import with_key_checks
+from predictor.rows import parsed, with_key_checks
 from predictor.session import Cache, Piece, SessionState
 from predictor.transactions import (
     handle_begin,
@@ -89,6 +92,7 @@ class Predictor:
         self.noop_memo: dict[tuple[object, ...], tuple[bool, bool]] = {}  # SELECT/DO: (writes, missing)
         self.quiet: dict[tuple[object, ...], StatementRecord] = {}  # SELECT/DO writing nothing: record shape
         self.data = DataModel()
+        self.ran: function_runs.Ran | None = None  # the statement's calls of functions that write, run
 
     # ---- sessions and transactions -------------------------------------------------------------
 
@@ -281,9 +285,11 @@ class Predictor:
                 self.replays[key] = Replay(out, rec, used, counts_change(info, out.row_writes))
             return
         out = r.out
-        self.forget_function_writes(info, s)
+        self.run_functions(sql, info, s)
         # the data model sees every statement; it changes no session field of session_part
         checked = with_key_checks(self, sql, info, s, out)
+        if checked.error is not None:
+            self.undo_functions(s)
         if checked is not out:  # the data model changed the decision (a duplicate key): apply it in full
             self.session_ids.clear()
             b = Builder(seq, session, sql)
@@ -320,8 +326,67 @@ class Predictor:
                 f in self.profile.MISSING_FUNCTIONS for f in info.functions):
             b.error = ER_SP_DOES_NOT_EXIST  # FUNCTION md5 does not exist: nothing runs
             return
-        self.forget_function_writes(info, s)
+        self.run_functions(b.sql, info, s)
         HANDLERS.get(info.kind, handle_noop)(self, b, info, s)
+        if b.error is not None:
+            self.undo_functions(s)
+
+    def run_functions(self, sql: str, info: StatementInfo, s: SessionState) -> None:
+        """Run the statement's calls of stored functions that write on the data model (predictor/function_runs.py);
+        when they cannot be followed, forget what they write."""
+        self.ran = None
+        if not info.functions or not self.catalog.has_functions() or not self.functions_write(info.functions):
+            return
+        tree = parsed(self, sql, s)
+        found = function_runs.calls(tree, self.function_writes_rows) if isinstance(tree, exp.Expression) else None
+        if not found:
+            self.forget_function_writes(info, s)
+            return
+        tables = [t for w in self.functions_write(info.functions)
+                  if (t := lookup(w.table, self.catalog, s)) is not None]
+        before = function_runs.saved(self.data, tables)
+        used = frozenset(r.lower() for r in info.reads) | frozenset(info.write_names)
+        results: list[object] = []
+        for call in found:
+            args = function_runs.arguments(call)
+            text = self.function_text(call.name)
+            got = None if args is None or text is None else triggers.call(
+                self.data, text, args, lambda name: lookup(name, self.catalog, s), lambda t: self.journal(s, t), used,
+                self.writing_function)
+            if got is None:
+                self.forget_function_writes(info, s)
+                return
+            results.append(got[0])
+        self.ran = function_runs.Ran(sql, tuple(results), before)
+
+    def undo_functions(self, s: SessionState) -> None:
+        """The statement failed: what its functions wrote to transactional tables is undone with it."""
+        if self.ran is not None:
+            function_runs.undo(self.data, self.ran, lambda t: self.profile.engine(t.engine).transactional)
+            self.ran = None
+
+    def results(self, sql: str) -> Callable[[exp.Expression], exp.Expression] | None:
+        """What the statement ``sql``'s calls of functions that write returned, to put into a tree of it."""
+        ran = self.ran
+        if ran is None or ran.sql != sql:
+            return None
+        return lambda tree: function_runs.put(tree, self.function_writes_rows, ran.results)
+
+    def writing_function(self, name: str) -> str | None:
+        """The CREATE text of stored function ``name`` if it writes a table, else None."""
+        return self.function_text(name) if self.function_writes_rows(name) else None
+
+    def function_writes_rows(self, name: str) -> bool:
+        """Whether stored function ``name`` writes a table (itself or through the functions it calls)."""
+        return bool(self.functions_write((name.lower(),)))
+
+    def functions_write(self, functions: tuple[str, ...]) -> tuple[Write, ...]:
+        """What the stored functions ``functions`` write, themselves or through the functions they call."""
+        key = (functions, self.catalog.version)
+        writes = self.function_writes.get(key)
+        if writes is None:
+            writes = self.function_writes[key] = self._function_writes(functions, 0)
+        return writes
 
     def forget_function_writes(self, info: StatementInfo, s: SessionState) -> None:
         """What the statement's stored functions write is not known any more: a function that writes is never
@@ -329,11 +394,7 @@ class Predictor:
         whole table for an INSERT or DELETE). ev's fn_next_ref and mes's fn_next_no bump a sequence row."""
         if not info.functions or not self.catalog.has_functions():
             return
-        key = (info.functions, self.catalog.version)
-        writes = self.function_writes.get(key)
-        if writes is None:
-            writes = self.function_writes[key] = self._function_writes(info.functions, 0)
-        for w in writes:
+        for w in self.functions_write(info.functions):
             t = lookup(w.table, self.catalog, s)
             d = self.data.tables.get(t.ident if t is not None else w.table.lower())
             if d is None or not d.tracked or t is None:

@@ -26,14 +26,18 @@ Locals = MutableMapping[str, exp.Expression]
 
 def assign(text: str, names: frozenset[str], values: Locals, s: SessionState,
            sources: Callable[[str], Source | None], reached: bool,
-           functions: Callable[[str], str | None] | None = None) -> int | None:
+           functions: Callable[[str], str | None] | None = None,
+           ran: Callable[[exp.Expression], exp.Expression] | None = None) -> int | None:
     """Run the assignment ``text`` (``SET`` or ``SELECT ... INTO``) on ``values``, for the variables in
     ``names``; ``reached``: the CALL surely runs it; ``functions``: stored functions' CREATE texts, to inline
-    the ones that only compute (routines.inline_functions). The statement's error (1172: several rows),
+    the ones that only compute (routines.inline_functions); ``ran``: puts in what the statement's calls of
+    functions that write returned (predictor/function_runs.py). The statement's error (1172: several rows),
     1329 when it surely found no row, or None."""
     tree = parse(text)
     if functions is not None and isinstance(tree, exp.Expression):
         tree = inline_functions(tree, functions)
+    if ran is not None and isinstance(tree, exp.Expression):
+        tree = ran(tree)
     if isinstance(tree, exp.Set):
         for item in tree.expressions:
             eq = item.this if isinstance(item, exp.SetItem) else None

@@ -345,8 +345,8 @@ def returned(text: str) -> tuple[tuple[str, ...], exp.Expression] | None:
     body = tree.args.get("body")
     expr = _returning(body.expressions if isinstance(body, exp.Block) else [body])
     params = [x for x in tree.args.get("params") or () if isinstance(x, nodes.RoutineParam)]
-    scales = [_conversion(x.args.get("kind")) for x in params]
-    result = _conversion(tree.args.get("returns"))
+    scales = [conversion(x.args.get("kind")) for x in params]
+    result = conversion(tree.args.get("returns"))
     if expr is None or result is None or any(s is None for s in scales):
         return None
     names = tuple(x.name.lower() for x in params)
@@ -383,7 +383,7 @@ def _returning(statements: Sequence[object], env: dict[str, exp.Expression] | No
             if then is not None and other is not None else None
     if isinstance(first, exp.Declare):
         for item in first.expressions:
-            scale = _conversion(item.args.get("kind")) if isinstance(item, exp.DeclareItem) else None
+            scale = conversion(item.args.get("kind")) if isinstance(item, exp.DeclareItem) else None
             if scale is None:
                 return None  # a type whose conversion is not followed
             scales = {**scales, **{n.name.lower(): scale for n in _names(item.this)}}
@@ -476,7 +476,7 @@ def _same(e: exp.Expression) -> exp.Expression:
     return e
 
 
-def _conversion(kind: object) -> Conversion | None:
+def conversion(kind: object) -> Conversion | None:
     """How a parameter, local or result of type ``kind`` holds a value: an integer rounded (a DECIMAL half up,
     a DOUBLE half to even), a DOUBLE as a DOUBLE, a DECIMAL(p, s) rounded to s, a DATE as a datetime's day,
     a CHAR / VARCHAR(n) as it is when it fits (a longer string is unknown: truncated with a warning, or

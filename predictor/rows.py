@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from predictor import fresh, ranges, triggers, views
+from predictor import fresh, function_runs, ranges, triggers, views
 from predictor.analyze import SETS_INSERT_ID, Kind, Op, StatementInfo
 from predictor.catalog import ForeignKey, Generated, Table
 from predictor.codes import ER_BAD_NULL, ER_WARNING_NOT_COMPLETE_ROLLBACK
@@ -209,7 +209,11 @@ def parsed(p: Predictor, sql: str, s: SessionState) -> Parsed:
     tree = parse(sql)
     if not isinstance(tree, exp.Expression):
         return tree
-    return _inlined(p, bind(tree, s, p.catalog.hidden_user_vars()))
+    tree = _inlined(p, bind(tree, s, p.catalog.hidden_user_vars()))
+    ran = p.ran
+    # the calls of functions that write: what they returned when the statement ran them (engine.run_functions)
+    return function_runs.put(tree, p.function_writes_rows, ran.results) if ran is not None and ran.sql == sql \
+        else tree
 
 
 def _inlined(p: Predictor, tree: exp.Expression) -> exp.Expression:
@@ -225,7 +229,7 @@ def _fire(p: Predictor, s: SessionState, info: StatementInfo, t: Table, event: s
     used = frozenset(r.lower() for r in info.reads) | frozenset(info.write_names)
     fired[t.name.lower()] = triggers.run(p.data, t, event, pairs, lambda name: lookup(name, p.catalog, s),
                                          lambda x: p.journal(s, x), lambda body: _bound_body(p, s, body), dup_fails,
-                                         used)
+                                         used, writer=p.writing_function)
 
 
 def _bound_body(p: Predictor, s: SessionState, body: exp.Expression) -> exp.Expression:

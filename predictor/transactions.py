@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from predictor.analyze import StatementInfo
 from predictor.binlog import Builder
 from predictor.codes import ER_UNKNOWN_SYSTEM_VARIABLE, ER_WARNING_NOT_COMPLETE_ROLLBACK
+from predictor.dml import handle_dml
 from predictor.evaluate import UNKNOWN
 from predictor.rows import table_source
 from predictor.session import Cache, Piece, SessionState, canonical_var, normalize_value
@@ -94,9 +95,11 @@ _TRACKED = frozenset({"binlog_format", "binlog_row_image", "transaction_isolatio
 
 
 def handle_set(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    if info.functions and p.catalog.has_functions() and p.functions_write(info.functions):
+        handle_dml(p, b, info, s)  # ``SET @n = fn_next('LOT')``: logged as the function's writes are
     if any(a.scope == "USER" for a in info.assignments):
         if p.data.may_parse():
-            run_set(b.sql, s, lambda name: table_source(p, name, s))
+            run_set(b.sql, s, lambda name: table_source(p, name, s), p.results(b.sql))
         else:
             s.user_vars.update((a.name.lower(), UNKNOWN) for a in info.assignments if a.scope == "USER")
     pending: dict[str, str] = {}

@@ -18,14 +18,14 @@ from functools import lru_cache
 
 from sqlglot import exp
 
-from predictor import nodes
+from predictor import function_runs, nodes
 from predictor.catalog import Table
 from predictor.codes import ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG, signal_code
 from predictor.data import DataModel, Mode, Pair, Refused, upsert_assignments, values_rows
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, known, truth, value
 from predictor.parse import parse
 from predictor.query import Source, resolved, select_rows
-from predictor.routines import if_chain, no_data
+from predictor.routines import conversion, if_chain, no_data
 
 
 @dataclass(frozen=True)
@@ -69,13 +69,16 @@ class Signalled(Exception):
 def run(data: DataModel, t: Table, event: str, pairs: Sequence[Pair], tables: Callable[[str], Table | None],
         journal: Callable[[Table], None],
         bind: Callable[[exp.Expression], exp.Expression] = lambda body: body,
-        dup_fails: bool = False, used: frozenset[str] = frozenset(), depth: int = 0) -> Changed | None:
+        dup_fails: bool = False, used: frozenset[str] = frozenset(), depth: int = 0,
+        writer: Callable[[str], str | None] = lambda name: None) -> Changed | None:
     """Fire ``t``'s triggers for ``event`` once per pair, BEFORE ones first; None when they cannot be followed
     (what they already changed is then overwritten by the caller's fallback). ``bind`` puts the session's
     known user variables into a body (predictor/variables.py). ``dup_fails``: a duplicate key a BEFORE trigger's
     SET NEW makes fails the statement (1062, raised as Signalled) rather than being skipped (IGNORE). ``used``:
     the tables the statement reads or writes; a body that writes one fails it (1442). The triggers of the
-    rows a body changes run too (``depth``: how deep, as on the servers' nesting of trigger calls)."""
+    rows a body changes run too (``depth``: how deep, as on the servers' nesting of trigger calls).
+    ``writer(name)``: the CREATE text of stored function ``name`` if it writes (a body's call of it runs once
+    on the data model, as a statement's: predictor/function_runs.py), else None."""
     triggers = sorted((tr for tr in t.triggers if tr.event.upper() == event),
                       key=lambda tr: tr.timing.upper() != "BEFORE")
     changed = Changed(dict.fromkeys(_reached(t, event, tables, depth), 0))
@@ -86,7 +89,7 @@ def run(data: DataModel, t: Table, event: str, pairs: Sequence[Pair], tables: Ca
         return None
     bodies = [(bind(b), tr.timing.upper() == "BEFORE") for b, tr in zip(found, triggers, strict=True)
               if b is not None]
-    runner = _Runner(data, tables, journal, changed, t, dup_fails, used | {t.name.lower()}, bind, depth)
+    runner = _Runner(data, tables, journal, changed, t, dup_fails, used | {t.name.lower()}, bind, depth, writer)
     try:
         for i, (old, new) in enumerate(pairs):
             for body, before in bodies:
@@ -103,6 +106,49 @@ def run(data: DataModel, t: Table, event: str, pairs: Sequence[Pair], tables: Ca
     except (_Inexact, CannotEvaluate):
         return None
     return changed
+
+
+def call(data: DataModel, text: str, args: Sequence[object], tables: Callable[[str], Table | None],
+         journal: Callable[[Table], None], used: frozenset[str],
+         writer: Callable[[str], str | None] = lambda name: None) -> tuple[object] | None:
+    """Run the stored function ``text`` once on the data model with ``args``: (its RETURN value,), or None
+    when its body cannot be followed (what it changed so far is then the caller's to forget). A sequence
+    function bumps its counter row and returns it (predictor/function_runs.py)."""
+    body, sig = _body(text), _signature(text)
+    if body is None or sig is None or len(sig[0]) != len(args):
+        return None
+    names, kinds, result = sig
+    local: Row = {n: _converted(k, v) for n, k, v in zip(names, kinds, args, strict=True)}
+    runner = _Runner(data, tables, journal, Changed(), None, True, used, lambda b: b, 0, writer)
+    try:
+        runner.node(body, {"old": None, "new": None, "": local})
+    except _Returned as r:
+        return (_converted(result, r.value),)
+    except (_Inexact, _Signal, Signalled, CannotEvaluate):
+        return None
+    return None  # no RETURN: error 1321, not followed
+
+
+@lru_cache(maxsize=256)
+def _signature(text: str) -> tuple[tuple[str, ...], tuple[exp.Expression | None, ...], exp.Expression | None] | None:
+    """A function's parameter names and types, and its result type."""
+    tree = parse(text)
+    if not isinstance(tree, nodes.CreateRoutine):
+        return None
+    params = [x for x in tree.args.get("params") or () if isinstance(x, nodes.RoutineParam)]
+    return tuple(x.name.lower() for x in params), tuple(x.args.get("kind") for x in params), tree.args.get("returns")
+
+
+def _converted(kind: exp.Expression | None, v: object) -> object:
+    """``v`` as a parameter or result of type ``kind`` holds it (unknown for a type whose conversion is not
+    followed)."""
+    convert = conversion(kind)
+    if convert is None:
+        return UNKNOWN
+    try:
+        return value(convert(known(v)), {})
+    except CannotEvaluate:
+        return UNKNOWN
 
 
 def _reached(t: Table, event: str, tables: Callable[[str], Table | None], depth: int) -> list[str]:
@@ -198,15 +244,16 @@ def _body(text: str) -> exp.Expression | None:
 
 class _Runner:
     def __init__(self, data: DataModel, tables: Callable[[str], Table | None], journal: Callable[[Table], None],
-                 changed: Changed, subject: Table, dup_fails: bool, used: frozenset[str],
-                 bind: Callable[[exp.Expression], exp.Expression], depth: int) -> None:
+                 changed: Changed, subject: Table | None, dup_fails: bool, used: frozenset[str],
+                 bind: Callable[[exp.Expression], exp.Expression], depth: int,
+                 writer: Callable[[str], str | None] = lambda name: None) -> None:
         self.data, self.tables, self.journal, self.changed = data, tables, journal, changed
-        self.subject = subject  # the table whose triggers run: SET NEW.c changes its row
+        self.subject = subject  # the table whose triggers run: SET NEW.c changes its row (None: a function)
         self.dup_fails = dup_fails  # a key SET NEW.c makes a duplicate fails the statement (no IGNORE)
         self.used = used  # the statement's own tables: writing one fails it (1442)
         self.unwritten: tuple[Row | None, Row | None] | None = None  # (stored row, row it stands for) in BEFORE
         self.not_found: exp.Expression | None = None  # the body's CONTINUE HANDLER FOR NOT FOUND statement
-        self.bind, self.depth = bind, depth
+        self.bind, self.depth, self.writer = bind, depth, writer
 
     def node(self, n: exp.Expression, rows: dict[str, Row | None]) -> None:
         if isinstance(n, exp.Block):
@@ -231,6 +278,8 @@ class _Runner:
             branch = n.args.get("true") if taken else n.args.get("false")
             if isinstance(branch, exp.Expression):
                 self.node(branch, rows)
+        elif isinstance(n, exp.Return) and isinstance(n.this, exp.Expression):
+            raise _Returned(value(resolved(_bound(n.this, rows), self.source), {}))
         elif isinstance(n, exp.Update):
             self.update(n, rows)
         elif isinstance(n, exp.Delete):
@@ -274,16 +323,18 @@ class _Runner:
                     or target.name.lower() not in local:
                 raise _Inexact("SET of something other than a local variable")
             # ``SET v = (SELECT status FROM claims WHERE id = NEW.claim_id)``: the subquery's value
-            local[target.name.lower()] = value(resolved(_bound(eq.expression, rows), self.source), {})
+            e = self.called(_bound(eq.expression, rows), alone=True)
+            local[target.name.lower()] = value(resolved(e, self.source), {})
 
     def set_new(self, column: str, e: exp.Expression, rows: dict[str, Row | None]) -> None:
         """``SET NEW.c = e``: the row the statement writes takes the value (unknown when it cannot be
         evaluated, as an UPDATE's assignment)."""
         row = rows.get("new")
-        if row is None:
+        if row is None or self.subject is None:
             raise _Inexact("SET NEW in a trigger without a NEW row")
+        called = self.called(_bound(e, rows), alone=True)
         try:
-            v = value(resolved(_bound(e, rows), self.source), {})  # (a scalar subquery: an inlined function's)
+            v = value(resolved(called, self.source), {})  # (a scalar subquery: an inlined function's)
         except CannotEvaluate:
             v = UNKNOWN
         try:
@@ -297,6 +348,27 @@ class _Runner:
         rows["new"] = stored
         if self.unwritten is not None and self.unwritten[0] is row:
             self.unwritten = (stored, self.unwritten[1])
+
+    def called(self, e: exp.Expression, alone: bool = False) -> exp.Expression:
+        """``e`` with its calls of functions that write run and replaced by what they returned
+        (predictor/function_runs.py); ``alone``: ``e`` is a SET's value."""
+        def writes(name: str) -> bool:
+            return self.writer(name) is not None
+
+        found = function_runs.calls(exp.Set(expressions=[e]) if alone else e, writes)
+        if not found:
+            if found is None:
+                raise _Inexact("a call of a function that writes, not run once")
+            return e
+        results: list[object] = []
+        for c in found:
+            args, text = function_runs.arguments(c), self.writer(c.name)
+            got = None if args is None or text is None else call(self.data, text, args, self.tables, self.journal,
+                                                                self.used, self.writer)
+            if got is None:
+                raise _Inexact("a function's body")
+            results.append(got[0])
+        return function_runs.put(e, writes, results)
 
     def select_into(self, n: exp.Select, rows: dict[str, Row | None]) -> None:
         local = rows[""]
@@ -321,7 +393,8 @@ class _Runner:
     def source(self, name: str) -> Source | None:
         t = self.tables(name)
         got = self.data.source(t) if t is not None else None
-        if got is None or self.unwritten is None or t is None or t.ident != self.subject.ident:
+        if got is None or self.unwritten is None or t is None or self.subject is None \
+                or t.ident != self.subject.ident:
             return got
         stored, was = self.unwritten
         rows = [was if r is stored else r for r in got.rows]
@@ -341,7 +414,7 @@ class _Runner:
         if self.data.tracked(t) is None:
             self.count(t.name, 1 if isinstance(n.expression, exp.Values) else None)
             return
-        bound = _bound(n, rows)
+        bound = self.called(_bound(n, rows))
         conflict = bound.args.get("conflict") if isinstance(bound, exp.Insert) else None
         assignments = upsert_assignments(bound) if isinstance(bound, exp.Insert) else None
         written = values_rows(bound, t) if isinstance(bound, exp.Insert) and isinstance(bound.expression, exp.Values) \
@@ -408,7 +481,7 @@ class _Runner:
             raise _Inexact("triggers of rows not followed")
         try:
             got = run(self.data, t, event, pairs, self.tables, self.journal, self.bind, self.dup_fails, self.used,
-                      self.depth + 1)
+                      self.depth + 1, self.writer)
         except Signalled as sig:
             raise _Signal(sig.code, sig.raised_in_body) from None
         if got is None:
@@ -439,6 +512,12 @@ def count(changed: Changed, table: str, n: int | None) -> None:
     key = table.lower()
     had = changed.get(key, 0)
     changed[key] = None if had is None or n is None else had + n
+
+
+class _Returned(Exception):
+    def __init__(self, v: object) -> None:
+        super().__init__()
+        self.value = v
 
 
 class _Signal(Exception):

@@ -63,9 +63,14 @@ def bind(tree: exp.Expression, s: SessionState, hidden: frozenset[str] | None = 
     return tree.transform(put)  # a copy: parse() trees are shared
 
 
-def run_set(sql: str, s: SessionState, sources: Callable[[str], Source | None]) -> None:
+Results = Callable[[exp.Expression], exp.Expression]  # puts in what calls of functions that write returned
+
+
+def run_set(sql: str, s: SessionState, sources: Callable[[str], Source | None], ran: Results | None = None) -> None:
     """A SET statement: each ``@v = expr`` gets expr's value (UNKNOWN when it cannot be computed)."""
     tree = parse(sql)
+    if ran is not None and isinstance(tree, exp.Set):
+        tree = ran(tree)
     if not isinstance(tree, exp.Set):
         return
     for item in tree.expressions:
@@ -84,11 +89,14 @@ ER_TOO_MANY_ROWS = 1172
 ER_SP_FETCH_NO_DATA = 1329
 
 
-def run_select_into(sql: str, s: SessionState, sources: Callable[[str], Source | None]) -> int | None:
+def run_select_into(sql: str, s: SessionState, sources: Callable[[str], Source | None],
+                    ran: Results | None = None) -> int | None:
     """``SELECT ... INTO @v, ...`` over rows the data model follows: one row gives the variables its values;
     none leaves them as they were, with the warning 1329; several fail with 1172. The code, or None (the
     variables are then unknown, as the caller left them)."""
     tree = parse(sql)
+    if ran is not None and isinstance(tree, exp.Select):
+        tree = ran(tree)
     if not isinstance(tree, exp.Select):
         return None
     into = tree.args.get("into")

@@ -1,0 +1,111 @@
+"""Stored functions that write run on the data model, once per call, before the statement is evaluated.
+
+A sequence function bumps its counter row and returns the new value (event_ticketing_venue_app's
+fn_next_ref, mes_factory_app's fn_next_no): ``INSERT INTO work_orders (wo_no, ...) VALUES (CONCAT('WO-',
+fn_next_no('WO')), ...)``. When the statement calls such functions a known number of times with known
+arguments (in INSERT ... VALUES rows, SET, a SELECT or DO without a table), and nothing around a call decides
+whether it runs, each call runs in statement order (predictor/triggers.py runs the body) and its result
+stands in for the call wherever the statement is evaluated (rows.parsed): the document number is known, and
+so are the later statements that name it. Otherwise, or when a body cannot be followed, what the functions
+write is forgotten (engine.forget_function_writes).
+
+A statement that then fails is undone, the functions' writes with it, in the transactional tables they
+wrote (``undo``); a MyISAM counter keeps its bump.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from predictor import nodes
+from predictor.catalog import Table
+from predictor.data import DataModel, TableData
+from predictor.evaluate import UNKNOWN, CannotEvaluate, known, opaque, value
+
+# a call under one of these may or may not run: not followed
+_CONDITIONAL = (exp.If, exp.Case, exp.Coalesce, exp.And, exp.Or, exp.Query, exp.Subquery)
+
+
+@dataclass(frozen=True)
+class Ran:
+    """The results of the statement ``sql``'s calls, in statement order, and the tables they wrote as they
+    were before (to put back when the statement fails)."""
+
+    sql: str
+    results: tuple[object, ...]
+    before: tuple[tuple[Table, TableData], ...]
+
+
+def calls(tree: exp.Expression, writes: Callable[[str], bool]) -> list[exp.Anonymous] | None:
+    """The statement's calls of functions that write, in the order they run; None when when or how often one
+    runs is not known (a call per row of a table, under a condition, or with an argument not known)."""
+    found = [n for n in tree.walk(bfs=False) if isinstance(n, exp.Anonymous) and writes(n.name)]
+    if not found:
+        return []
+    for call in found:
+        if not _runs_once(tree, call) or any(isinstance(x, exp.Column) or (
+                isinstance(x, exp.Anonymous) and writes(x.name)) for a in call.expressions for x in a.walk()):
+            return None
+    return found
+
+
+def _runs_once(tree: exp.Expression, call: exp.Expression) -> bool:
+    """Whether the statement evaluates ``call`` once where it stands: in an INSERT's VALUES row, a SET's
+    value, the list of a SELECT or DO that reads no table."""
+    node = call.parent
+    while node is not None and node is not tree:
+        if isinstance(node, _CONDITIONAL):
+            return False
+        if isinstance(node, exp.Values):
+            return isinstance(tree, exp.Insert) and node is tree.expression
+        node = node.parent
+    if isinstance(tree, exp.Select):
+        return not any(tree.args.get(k) for k in ("from_", "from", "joins", "where", "group", "having"))
+    return isinstance(tree, exp.Set | nodes.Do)
+
+
+def arguments(call: exp.Anonymous) -> list[object] | None:
+    """The call's argument values; None when one is not known."""
+    out: list[object] = []
+    for a in call.expressions:
+        try:
+            v = value(a, {})
+        except CannotEvaluate:
+            return None
+        if v is UNKNOWN or opaque(v):
+            return None
+        out.append(v)
+    return out
+
+
+def put(tree: exp.Expression, writes: Callable[[str], bool], results: Sequence[object]) -> exp.Expression:
+    """``tree`` with its calls of functions that write replaced by what they returned."""
+    tree = tree.copy()
+    found = [n for n in tree.walk(bfs=False) if isinstance(n, exp.Anonymous) and writes(n.name)]
+    if len(found) != len(results):
+        return tree
+    for call, v in zip(found, results, strict=True):
+        if call is tree:
+            return known(v)
+        call.replace(known(v))
+    return tree
+
+
+def saved(data: DataModel, tables: Iterable[Table]) -> tuple[tuple[Table, TableData], ...]:
+    """Copies of the followed tables ``tables`` as they are now."""
+    out: list[tuple[Table, TableData]] = []
+    for t in tables:
+        d = data.tables.get(t.ident)
+        if d is not None and d.tracked and all(t.ident != x.ident for x, _ in out):
+            out.append((t, d.copy()))
+    return tuple(out)
+
+
+def undo(data: DataModel, ran: Ran, transactional: Callable[[Table], bool]) -> None:
+    """The statement failed: its transactional tables are back as they were before the calls."""
+    for t, d in ran.before:
+        if transactional(t):
+            data.tables[t.ident] = d
