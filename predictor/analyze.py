@@ -114,7 +114,8 @@ class StatementInfo:
     table_def: Table | None = None  # CREATE TABLE / ALTER target definition pieces
     engine: str | None = None  # ENGINE= of CREATE/ALTER
     like: str | None = None
-    targets: tuple[str, ...] = ()  # DROP/TRUNCATE/RENAME/ALTER/trigger table/routine or view name
+    targets: tuple[str, ...] = ()  # DROP/TRUNCATE/RENAME/ALTER/trigger table/routine or view name; LOCK TABLES:
+    #   the tables locked for WRITE (those locked for READ are its ``reads``)
     assignments: tuple[Assignment, ...] = ()
     savepoint: str | None = None
     name: str | None = None
@@ -1023,7 +1024,9 @@ def _analyze_tree(tree: exp.Expression) -> StatementInfo:
     if isinstance(tree, nodes.Xa):
         return StatementInfo(Kind.XA, xa=str(tree.args.get("kind") or "").upper())
     if isinstance(tree, nodes.LockTables):
-        return StatementInfo(Kind.LOCK_TABLES, targets=tuple(_name(i.this) for i in tree.expressions))
+        locks = [(_name(i.this), "WRITE" in str(i.args.get("kind") or "").upper()) for i in tree.expressions]
+        return StatementInfo(Kind.LOCK_TABLES, targets=tuple(n for n, w in locks if w),
+                             reads=tuple(n for n, w in locks if not w))
     if isinstance(tree, nodes.UnlockTables):
         return StatementInfo(Kind.UNLOCK_TABLES)
     if isinstance(tree, nodes.CreateTrigger):

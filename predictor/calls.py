@@ -22,7 +22,16 @@ from predictor.localvars import assign
 from predictor.loops import MAX_CONDITIONAL_PASSES, AnyLoop, Conditional
 from predictor.parse import parse
 from predictor.query import select_rows
-from predictor.routines import Bindings, Handler, as_expression, assignments, bind, call_bindings, unknown
+from predictor.routines import (
+    Bindings,
+    Handler,
+    as_expression,
+    assignments,
+    bind,
+    call_bindings,
+    signal_state,
+    unknown,
+)
 from predictor.rows import table_source
 from predictor.session import SessionState
 from predictor.unsafe import limited, system_function
@@ -334,8 +343,8 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
         s.next_statement()
         waiting = len(s.trx_cache)
         p.dispatch(sb, sub, s)
-        if sub.signal is not None and reached is True and (not routine.signature.catches
-                                                           or routine.signature.handler_for(sub.signal)):
+        if sub.signal is not None and reached is True and (routine.signature.handler_for(sub.signal) or (
+                not routine.signature.may_catch(signal_state(sub.text or ""), sub.signal))):
             sb.error = sub.signal  # the CALL ends with the SIGNAL's error
         values = bindings()
         if sub.kind in (Kind.SET, Kind.SELECT) and sub.text is not None and isinstance(values, dict):

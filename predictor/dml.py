@@ -152,6 +152,8 @@ def apply_outcome(p: Predictor, b: Builder, info: StatementInfo, s: SessionState
         b.unsafe |= out.unsafe
     if s.multi_stmt_mode and p.profile.COMBINED_ENGINES_WARNING in out.warnings:
         s.trx_engines_warned = True
+    if s.multi_stmt_mode and out.engines and not s.trx_engines_warned:
+        s.trx_engines |= out.engines
     if out.error is not None and not out.logged:
         return
     if not out.logged and not out.row_writes:
@@ -221,7 +223,8 @@ def _decide_dml(p: Predictor, seq: int, info: StatementInfo, s: SessionState) ->
                 logged: bool = True, temp: bool = False) -> Outcome:
         return Outcome(error, frozenset(ctx.warnings), frozenset(ctx.unsafe), stmt, trx,
                         ctx.writes_trans, ctx.writes_nontrans, temp, logged and error is None,
-                        row_writes if error is None else (), ctx.row_format)
+                        row_writes if error is None else (), ctx.row_format,
+                        ctx.written_engines if p.profile.COMBINED_ENGINES_WARNING and error is None else frozenset())
 
     if ctx.access.missing:
         return outcome(ER_NO_SUCH_TABLE)
@@ -243,10 +246,12 @@ def _decide_dml(p: Predictor, seq: int, info: StatementInfo, s: SessionState) ->
     decide(ctx)  # the "impossible to log" errors come first, the GTID check last (decide_logging_format)
     if ctx.error is not None:
         return outcome(ctx.error)
-    combined = (ctx.writes_trans and ctx.writes_nontrans) or (s.in_trx and (
-        (ctx.writes_nontrans and s.trx_has_trans_write) or (ctx.writes_trans and s.trx_modified_nontrans)))
-    if combined and p.profile.COMBINED_ENGINES_WARNING and not s.trx_engines_warned:
-        ctx.warnings.add(p.profile.COMBINED_ENGINES_WARNING)  # once per transaction (seen on 9.7)
+    warn = p.profile.COMBINED_ENGINES_WARNING
+    if warn and not s.trx_engines_warned and len(
+            ctx.written_engines | (s.trx_engines if s.in_trx else frozenset())) > 1:
+        # any two engines, MyISAM and MEMORY too, in the statement or its transaction; once per transaction
+        # (seen on 9.7: fixtures/seeds/003_logging_rules/engines_combined.sql)
+        ctx.warnings.add(warn)
     err = gtid_consistency(ctx)
     if err is not None:
         return outcome(err)

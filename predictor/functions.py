@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from collections.abc import Callable
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal, InvalidOperation
@@ -531,6 +532,32 @@ def _rand(e: exp.Expression, ev: Eval) -> Value:
     return Decimal((seed1 * 3 + seed2) % _RAND_MAX / float(_RAND_MAX))
 
 
+_REGEX_ESCAPES = frozenset("dDsSwW.^$*+?()[]{}|\\-/")
+
+
+def _regexp(e: exp.Expression, ev: Eval) -> Value:
+    """``s REGEXP 'pattern'``: 1 or 0, for a literal pattern made of what ICU (MySQL), PCRE (MariaDB) and
+    Python's re read alike (no POSIX classes, no ``(?`` groups, escapes of classes and metacharacters only);
+    case-insensitive, as on a _ci collation (values are held case-folded: evaluate.py)."""
+    pattern = e.args.get("expression")
+    if not isinstance(pattern, exp.Literal) or not pattern.is_string:
+        return UNKNOWN
+    text = str(pattern.this)
+    if "[:" in text or "(?" in text or any(
+            c == "\\" and (k + 1 >= len(text) or text[k + 1] not in _REGEX_ESCAPES) for k, c in enumerate(text)):
+        return UNKNOWN
+    subject = ev(e.this)
+    if subject is None:
+        return None
+    got = _text(subject)
+    if got is None:
+        return UNKNOWN
+    try:
+        return 1 if re.search(text, got, re.IGNORECASE) else 0
+    except re.error:
+        return UNKNOWN
+
+
 _FUNCTIONS: dict[type[exp.Expression], Callable[[exp.Expression, Eval], Value]] = {
     exp.Rand: _rand, exp.Pow: _double_of, exp.Exp: _double_of, exp.Sqrt: _double_of, exp.Ln: _double_of,
     exp.Log: _double_of,
@@ -543,5 +570,5 @@ _FUNCTIONS: dict[type[exp.Expression], Callable[[exp.Expression, Eval], Value]] 
     exp.TsOrDsToDate: _to_date, exp.Cast: _cast, exp.Timestamp: _timestamp,
     exp.JSONExtract: _json_path, exp.JSONExtractScalar: _json_path,
     exp.JSONValue: _json_path, exp.MD5: _digest, exp.SHA: _digest, exp.SHA2: _digest,
-    exp.UnixToTime: _from_unixtime,
+    exp.UnixToTime: _from_unixtime, exp.RegexpLike: _regexp,
 }

@@ -24,14 +24,14 @@ def session_part(s: SessionState) -> tuple[object, ...]:
     return (get("binlog_format"), get("binlog_row_image"), get("transaction_isolation"), s.next_isolation,
             get("autocommit"), get("sql_log_bin"), get("binlog_direct_non_transactional_updates"), get("sql_mode"),
             get("foreign_key_checks"),
-            s.explicit, s.in_trx, s.trx_has_trans_write, s.trx_modified_nontrans, s.trx_engines_warned,
+            s.explicit, s.in_trx, s.trx_has_trans_write, s.trx_modified_nontrans, s.trx_engines_warned, s.trx_engines,
             bool(s.trx_cache), s.force_row, s.sticky_row, tuple(s.temp_tables.items()) if s.temp_tables else ())
 
 
 def trx_clean(s: SessionState) -> bool:
     """The transaction fields of session_part are what reset_trx() leaves."""
     return not (s.explicit or s.in_trx or s.trx_has_trans_write or s.trx_modified_nontrans or s.trx_cache
-                or s.trx_engines_warned or s.next_isolation is not None)
+                or s.trx_engines_warned or s.trx_engines or s.next_isolation is not None)
 
 
 def emptiness(p: Predictor, info: StatementInfo, s: SessionState) -> tuple[bool, ...]:

@@ -28,6 +28,7 @@ class Outcome:
     logged: bool
     row_writes: tuple[tuple[str, Op, bool, bool], ...]  # (Table.ident, op, top, temporary) for row counts
     row_format: bool = False
+    engines: frozenset[str] = frozenset()  # the engines it writes, where the profile warns of combining them
 
 
 @dataclass(frozen=True)

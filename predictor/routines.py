@@ -43,6 +43,15 @@ class Signature:
     not_found: tuple[tuple[str, str], ...] = ()  # (variable, value SQL) a top-level CONTINUE HANDLER FOR NOT
     #   FOUND sets when a SELECT ... INTO finds no row, in a body without cursors (calls.py runs them)
     passed: tuple[Passed, ...] = ()  # the names in a nested CALL's arguments (settled() frees the IN ones)
+    caught: frozenset[str] | None = None  # the SQLSTATE values and error numbers the error handlers name, when
+    #   that is all they name (None: one catches SQLEXCEPTION or a named condition too)
+
+    def may_catch(self, state: str | None, code: int) -> bool:
+        """Whether some handler may catch a SIGNAL of SQLSTATE ``state`` and error ``code`` (a handler FOR
+        SQLSTATE '23000' does not catch SIGNAL SQLSTATE '45000': mes_factory_app's sp_record_inspection)."""
+        if not self.catches or self.caught is None:
+            return self.catches
+        return str(code) in self.caught or (state is not None and state in self.caught)
 
     def handler_for(self, code: int) -> Handler | None:
         """The handler that catches error ``code``, if the body has one the CALL can run: one naming the
@@ -123,7 +132,31 @@ def signature(tree: exp.Expression) -> Signature:
                    for c in tree.find_all(nodes.Call) for k, arg in enumerate(c.expressions)
                    for n in arg.find_all(exp.Identifier) if n.name.lower() in named)
     return Signature(params, tuple(variables), assigned, frozenset(named - unfollowed), catches,
-                     tuple(x for _, x in runs), not_found, passed)
+                     tuple(x for _, x in runs), not_found, passed, _caught(tree))
+
+
+def _caught(tree: exp.Expression) -> frozenset[str] | None:
+    """The SQLSTATE values and error numbers the body's error handlers name; None when one names SQLEXCEPTION
+    or a condition name."""
+    out: set[str] = set()
+    for h in tree.find_all(nodes.DeclareHandler):
+        for c in h.args.get("conditions") or ():
+            if no_data(c) or (isinstance(c, exp.Var) and c.name.upper() == "SQLWARNING"):
+                continue
+            if isinstance(c, exp.Literal) and c.is_int:
+                out.add(str(c.this))
+            elif isinstance(c, exp.Tuple) and isinstance(c.expressions[-1], exp.Literal):
+                out.add(str(c.expressions[-1].this))
+            else:
+                return None
+    return frozenset(out)
+
+
+def signal_state(text: str) -> str | None:
+    """The SQLSTATE a SIGNAL statement names, if it names one."""
+    tree = parse(text)
+    state = tree.this if isinstance(tree, nodes.Signal) else None
+    return str(state.this) if isinstance(state, exp.Literal) else None
 
 
 def _not_found_handlers(tree: exp.Expression, body: object, named: set[str]) -> list[nodes.DeclareHandler]:

@@ -86,6 +86,7 @@ class SessionState:
     trx_keep_log: bool = False  # OPTION_KEEP_LOG: temporary tables created/dropped in the transaction
     trx_nontrans_temp: bool = False
     trx_engines_warned: bool = False  # MySQL 9.7's 6414 (engines combined) was given in this transaction
+    trx_engines: frozenset[str] = frozenset()  # the engines this transaction wrote (for the 6414), when warned of
     savepoints: list[Savepoint] = field(default_factory=list)
     temp_tables: dict[str, Table] = field(default_factory=dict)
     next_isolation: str | None = None
@@ -155,6 +156,7 @@ class SessionState:
         self.trx_keep_log = False
         self.trx_nontrans_temp = False
         self.trx_engines_warned = False
+        self.trx_engines = frozenset()
         self.next_isolation = None
         # fresh containers only when there is something to drop (this runs after every autocommitted statement)
         if self.trx_cache:

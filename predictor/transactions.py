@@ -3,13 +3,17 @@ groups they write."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from predictor.analyze import StatementInfo
 from predictor.binlog import Builder
+from predictor.catalog import Table
 from predictor.codes import ER_UNKNOWN_SYSTEM_VARIABLE, ER_WARNING_NOT_COMPLETE_ROLLBACK
+from predictor.decide import ER_GTID_UNSAFE_NON_TRANSACTIONAL_TABLE
 from predictor.dml import handle_dml
 from predictor.evaluate import UNKNOWN
+from predictor.resolve import lookup
 from predictor.rows import table_source
 from predictor.session import Cache, Piece, SessionState, canonical_var, normalize_value
 from predictor.undo import restore
@@ -80,7 +84,31 @@ def handle_release(p: Predictor, b: Builder, info: StatementInfo, s: SessionStat
 
 def handle_lock(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
     p.implicit_commit(s)
+    warn = p.profile.COMBINED_ENGINES_WARNING
+    if warn or p.profile.enforce_gtid:
+        written = _lock_written(p, s, info.targets)
+        engines = {p.profile.engine(t.engine) for t in written if not t.temporary}
+        if warn and not info.reads and len({e.name for e in engines}) > 1:
+            b.warnings.add(warn)  # all WRITE locks: a READ one in the list keeps it quiet (seen on 9.7)
+        if p.profile.enforce_gtid and len({e.transactional for e in engines}) > 1:
+            b.error = ER_GTID_UNSAFE_NON_TRANSACTIONAL_TABLE  # nothing is locked
+            return
     s.locked = True
+
+
+def _lock_written(p: Predictor, s: SessionState, names: Iterable[str], depth: int = 0) -> list[Table]:
+    """The tables locked for WRITE and those their triggers write, as MySQL 9.7 counts them for LOCK TABLES
+    (fixtures/seeds/003_logging_rules/lock_engines.sql)."""
+    out: list[Table] = []
+    for name in names:
+        t = lookup(name, p.catalog, s)
+        if t is None or t in out:
+            continue
+        out.append(t)
+        if depth < 8:
+            inner = [w.table for tr in t.triggers for x in tr.body for w in x.writes]
+            out += [x for x in _lock_written(p, s, inner, depth + 1) if x not in out]
+    return out
 
 
 def handle_unlock(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:

@@ -81,7 +81,7 @@ def run(data: DataModel, t: Table, event: str, pairs: Sequence[Pair], tables: Ca
     on the data model, as a statement's: predictor/function_runs.py), else None."""
     triggers = sorted((tr for tr in t.triggers if tr.event.upper() == event),
                       key=lambda tr: tr.timing.upper() != "BEFORE")
-    changed = Changed(dict.fromkeys(_reached(t, event, tables, depth), 0))
+    changed = Changed(dict.fromkeys(_reached(t, event, tables, depth, writer), 0))
     if not triggers:
         return changed
     found = [_body(tr.text) for tr in triggers]
@@ -151,20 +151,35 @@ def _converted(kind: exp.Expression | None, v: object) -> object:
         return UNKNOWN
 
 
-def _reached(t: Table, event: str, tables: Callable[[str], Table | None], depth: int) -> list[str]:
-    """The tables ``t``'s ``event`` triggers write, and those their writes' own triggers write (as deep as
-    ``run`` follows them): none changed until a row fires them."""
+def _reached(t: Table, event: str, tables: Callable[[str], Table | None], depth: int,
+             writer: Callable[[str], str | None]) -> list[str]:
+    """The tables ``t``'s ``event`` triggers write, themselves or through the functions they call, and those
+    their writes' own triggers write (as deep as ``run`` follows them): none changed until a row fires them."""
     out: list[str] = []
     for tr in t.triggers:
         if tr.event.upper() != event:
             continue
         for info in tr.body:
+            out += [x for f in info.functions if (text := writer(f)) is not None for x in _function_tables(text)]
             for w in info.writes:
                 out.append(w.table.lower())
                 inner = tables(w.table) if depth < 8 else None
                 if inner is not None and inner.triggers and inner.ident != t.ident:
-                    out += _reached(inner, w.op.value.upper(), tables, depth + 1)
+                    out += _reached(inner, w.op.value.upper(), tables, depth + 1, writer)
     return list(dict.fromkeys(out))
+
+
+@lru_cache(maxsize=256)
+def _function_tables(text: str) -> tuple[str, ...]:
+    """The tables a stored function's body writes (lower case)."""
+    body = _body(text)
+    if body is None:
+        return ()
+    out = [n.this.name.lower() for n in body.find_all(exp.Insert, exp.Update, exp.Delete)
+           if isinstance(n.this, exp.Table)]
+    out += [n.this.this.name.lower() for n in body.find_all(exp.Insert)
+            if isinstance(n.this, exp.Schema) and isinstance(n.this.this, exp.Table)]
+    return tuple(dict.fromkeys(out))
 
 
 @lru_cache(maxsize=256)
