@@ -27,7 +27,7 @@ from predictor.moments import CLOCK, HORIZON, Moment, compare, same_second, stor
 from predictor.parse import parse_expression
 from predictor.query import Source, filtered
 from predictor.strict import CHECK_FAILED, INVALID_JSON, issues
-from predictor.values import Recased, decimal_of
+from predictor.values import JsonText, Recased, decimal_of
 
 Pair = tuple[Row | None, Row | None]
 """One row a statement wrote, as its triggers see it: (OLD, NEW), None where the event has no such row."""
@@ -937,7 +937,7 @@ def _differs(old: Row, new: Row, columns: Sequence[str] | None = None) -> bool:
 
 
 def _changes(old: Value, new: Value) -> bool:
-    if isinstance(new, Recased):
+    if isinstance(new, Recased | JsonText):
         return True  # equal under the collation, its bytes may still differ: counted as a change
     if isinstance(old, Moment) and isinstance(new, Moment):
         return not same_second(old, new)

@@ -8,12 +8,14 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
+from predictor import nodes
 from predictor.analyze import CHECK_OPTION, DEPRECATED_SYNTAX, NOT_UPDATABLE, ONE_ROW, Kind, Op, StatementInfo
 from predictor.binlog import Builder
 from predictor.catalog import Column, KeyKind, Routine, Table, Trigger, View
 from predictor.codes import (
     ER_BAD_FIELD,
     ER_BAD_TABLE,
+    ER_BINLOG_UNSAFE_ROUTINE,
     ER_NO_SUCH_TABLE,
     ER_SP_ALREADY_EXISTS,
     ER_SP_DOES_NOT_EXIST,
@@ -27,6 +29,7 @@ from predictor.context import Context
 from predictor.data import DataModel, Mode
 from predictor.dml import stick_to_row
 from predictor.images import images
+from predictor.parse import parse
 from predictor.query import select_rows
 from predictor.resolve import lookup, resolve
 from predictor.routines import Signature
@@ -392,11 +395,24 @@ def handle_drop_trigger(p: Predictor, b: Builder, info: StatementInfo, s: Sessio
 def handle_create_routine(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
     p.implicit_commit(s)
     kind = info.routine_kind or "PROCEDURE"
+    if kind == "FUNCTION" and p.profile.opt_on("log_bin") and not p.profile.opt_on(
+            "log_bin_trust_function_creators") and not _declared_safe(b.sql):
+        b.error = ER_BINLOG_UNSAFE_ROUTINE  # both servers, root too (trigger_calls_function.sql)
+        return
     if p.catalog.routine(kind, info.name or "") is not None:
         b.error = ER_SP_ALREADY_EXISTS
         return
     p.catalog.put_routine(Routine(info.name or "", kind, info.body, info.signature or Signature(), b.sql))
     log_direct(p, b, s)
+
+
+def _declared_safe(sql: str) -> bool:
+    """Whether a CREATE FUNCTION declares DETERMINISTIC, NO SQL or READS SQL DATA."""
+    tree = parse(sql)
+    if not isinstance(tree, nodes.CreateRoutine):
+        return True  # (not read: not refused)
+    access = {str(c.name).upper() for c in tree.args.get("characteristics") or () if isinstance(c, exp.Var)}
+    return bool(tree.args.get("deterministic")) or bool(access & {"NO SQL", "READS SQL DATA"})
 
 
 def handle_drop_routine(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:

@@ -22,7 +22,7 @@ from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal, InvalidO
 from sqlglot import exp
 
 from predictor.moments import Moment, calendar_day
-from predictor.values import UNKNOWN, Recased, decimal_of, real
+from predictor.values import UNKNOWN, JsonText, Recased, decimal_of, real
 
 Value = object  # as predictor.evaluate.Value
 Eval = Callable[[exp.Expression], Value]
@@ -345,7 +345,7 @@ def _json_path(e: exp.Expression, ev: Eval) -> Value:
     doc = ev(e.this)
     if doc is None:
         return None
-    if not isinstance(doc, str):
+    if not isinstance(doc, str) or (isinstance(doc, JsonText) and doc.partial):
         return UNKNOWN
     try:
         node: object = json.loads(doc)
@@ -460,22 +460,51 @@ _DIGESTS: dict[type[exp.Expression], str] = {exp.MD5: "md5", exp.SHA: "sha1"}
 _SHA2_SIZES = {0: "sha256", 224: "sha224", 256: "sha256", 384: "sha384", 512: "sha512"}
 
 
+def _exact(x: exp.Expression, ev: Eval) -> object:
+    """``x`` as the exact text the server has (None: NULL), when case folding cannot have changed it: string
+    literals as written, CONCATs of them, integers and decimals, strings without letters; else
+    _NOT_COMPUTED."""
+    if isinstance(x, exp.Paren):
+        return _exact(x.this, ev)
+    if isinstance(x, exp.Literal) and x.is_string:
+        return str(x.this)
+    if isinstance(x, exp.Null):
+        return None
+    if isinstance(x, exp.Concat):
+        parts = [_exact(a, ev) for a in x.expressions]
+        if any(p is _NOT_COMPUTED for p in parts):
+            return _NOT_COMPUTED
+        return None if any(p is None for p in parts) else "".join(map(str, parts))
+    v = ev(x)
+    if v is None:
+        return None
+    if isinstance(v, int) and not isinstance(v, bool):
+        return str(v)
+    if isinstance(v, Decimal) and v.is_finite():
+        return format(v, "f")
+    if isinstance(v, str) and not isinstance(v, Recased) and v.upper() == v:
+        return v
+    return _NOT_COMPUTED
+
+
 def _digest(e: exp.Expression, ev: Eval) -> Value:
-    """MD5 / SHA1 / SHA2 of a literal (a string as utf8mb4 bytes, or X'...'): the lower-case hex digest the
-    server returns. An argument that is not a literal is not computed: the model holds strings
-    case-folded, and a digest needs the exact bytes."""
+    """MD5 / SHA1 / SHA2 of a literal (a string as utf8mb4 bytes, or X'...'), or of a CONCAT of literals and
+    values without letters (``SHA2(CONCAT('PIN', p_batch, i), 256)`` in a loop): the lower-case hex digest
+    the server returns. Other arguments are not computed: the model holds strings case-folded, and a digest
+    needs the exact bytes."""
     arg = e.this
     if isinstance(arg, exp.HexString):
         try:
             data = bytes.fromhex(str(arg.this))
         except ValueError:
             return UNKNOWN
-    elif isinstance(arg, exp.Literal) and arg.is_string:
-        data = str(arg.this).encode("utf-8")
-    elif isinstance(arg, exp.Null):
-        return None
     else:
-        return UNKNOWN
+        text = _exact(arg, ev)
+        if text is _NOT_COMPUTED:
+            return UNKNOWN
+        if text is None:
+            return None
+        data = str(text).encode("utf-8")
     if isinstance(e, exp.SHA2):
         size = ev(e.args["length"]) if e.args.get("length") is not None else 256
         name = _SHA2_SIZES.get(size) if isinstance(size, int) else None
@@ -558,6 +587,47 @@ def _regexp(e: exp.Expression, ev: Eval) -> Value:
         return UNKNOWN
 
 
+def _json_doc(e: exp.Expression, ev: Eval) -> Value:
+    """JSON_OBJECT(k, v, ...) / JSON_ARRAY(v, ...): the document (values.JsonText). Never NULL: a trigger's
+    ``IF NEW.payload IS NULL`` is decided (telecom_mvno_app's top-ups)."""
+    partial = False
+
+    def item(x: exp.Expression) -> str:
+        nonlocal partial
+        if isinstance(x, exp.JSONObject) or (isinstance(x, exp.Anonymous) and x.name.upper() == "JSON_ARRAY"):
+            doc = _json_doc(x, ev)
+            if isinstance(doc, JsonText):
+                partial = partial or doc.partial
+                return str(doc)
+            partial = True
+            return "null"
+        v = ev(x)
+        if v is None:
+            return "null"
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, int | Decimal):
+            return str(v)
+        if isinstance(v, str) and not isinstance(v, JsonText):
+            return json.dumps(str(v), ensure_ascii=False)
+        partial = True  # a clock reading, a double, an unknown value
+        return "null"
+
+    if isinstance(e, exp.JSONObject):
+        if e.args.get("null_handling") or e.args.get("unique_keys") or e.args.get("return_type"):
+            return UNKNOWN
+        pairs = [x for x in e.expressions if isinstance(x, exp.JSONKeyValue)]
+        if len(pairs) != len(e.expressions):
+            return UNKNOWN
+        keys = [ev(x.this) for x in pairs]
+        if not all(isinstance(k, str) for k in keys):
+            return UNKNOWN
+        body = ", ".join(f"{json.dumps(str(k), ensure_ascii=False)}: {item(x.expression)}"
+                         for k, x in zip(keys, pairs, strict=True))
+        return JsonText("{" + body + "}", partial)
+    return JsonText("[" + ", ".join(item(x) for x in e.expressions) + "]", partial)
+
+
 _FUNCTIONS: dict[type[exp.Expression], Callable[[exp.Expression, Eval], Value]] = {
     exp.Rand: _rand, exp.Pow: _double_of, exp.Exp: _double_of, exp.Sqrt: _double_of, exp.Ln: _double_of,
     exp.Log: _double_of,
@@ -570,5 +640,5 @@ _FUNCTIONS: dict[type[exp.Expression], Callable[[exp.Expression, Eval], Value]] 
     exp.TsOrDsToDate: _to_date, exp.Cast: _cast, exp.Timestamp: _timestamp,
     exp.JSONExtract: _json_path, exp.JSONExtractScalar: _json_path,
     exp.JSONValue: _json_path, exp.MD5: _digest, exp.SHA: _digest, exp.SHA2: _digest,
-    exp.UnixToTime: _from_unixtime, exp.RegexpLike: _regexp,
+    exp.UnixToTime: _from_unixtime, exp.RegexpLike: _regexp, exp.JSONObject: _json_doc,
 }

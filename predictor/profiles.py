@@ -72,6 +72,7 @@ class Profile:
         "gtid_mode": "OFF",
         "enforce_gtid_consistency": "OFF",
         "log_bin": "ON",
+        "log_bin_trust_function_creators": "OFF",
     })
     """Server options that change logging decisions (``--server-opt`` overrides them)."""
 

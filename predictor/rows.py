@@ -227,9 +227,26 @@ def _fire(p: Predictor, s: SessionState, info: StatementInfo, t: Table, event: s
     if pairs is None or not any(tr.event.upper() == event for tr in t.triggers):
         return
     used = frozenset(r.lower() for r in info.reads) | frozenset(info.write_names)
-    fired[t.name.lower()] = triggers.run(p.data, t, event, pairs, lambda name: lookup(name, p.catalog, s),
-                                         lambda x: p.journal(s, x), lambda body: _bound_body(p, s, body), dup_fails,
-                                         used, writer=p.writing_function)
+    got = fired[t.name.lower()] = triggers.run(
+        p.data, t, event, pairs, lambda name: lookup(name, p.catalog, s), lambda x: p.journal(s, x),
+        lambda body: _bound_body(p, s, body), dup_fails, used, writer=p.writing_function)
+    if got is None:
+        _forget_set_new(p, t, event, pairs)
+
+
+def _forget_set_new(p: Predictor, t: Table, event: str, pairs: list[Pair]) -> None:
+    """The triggers were not followed: the columns a BEFORE trigger's ``SET NEW.c`` gives the rows written are
+    unknown (telecom_mvno_app's CDRs take their sub_id from the subscriber a trigger looks up)."""
+    columns = {c for tr in t.triggers if tr.event.upper() == event and tr.timing.upper() == "BEFORE"
+               for c in triggers.set_new_columns(tr.text)}
+    d = p.data.tables.get(t.ident)
+    if not columns or d is None or not d.tracked:
+        return
+    if any(c in columns for k in d.keys for c in k):
+        d.tracked = False  # a key the trigger may have changed: the index would not say
+        return
+    written = {id(new) for _, new in pairs if new is not None}
+    d.set_unknown(sorted(columns), {i for i, r in enumerate(d.rows) if r is not None and id(r) in written})
 
 
 def _bound_body(p: Predictor, s: SessionState, body: exp.Expression) -> exp.Expression:

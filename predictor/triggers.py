@@ -110,16 +110,19 @@ def run(data: DataModel, t: Table, event: str, pairs: Sequence[Pair], tables: Ca
 
 def call(data: DataModel, text: str, args: Sequence[object], tables: Callable[[str], Table | None],
          journal: Callable[[Table], None], used: frozenset[str],
-         writer: Callable[[str], str | None] = lambda name: None) -> tuple[object] | None:
+         writer: Callable[[str], str | None] = lambda name: None,
+         changed: Changed | None = None) -> tuple[object] | None:
     """Run the stored function ``text`` once on the data model with ``args``: (its RETURN value,), or None
     when its body cannot be followed (what it changed so far is then the caller's to forget). A sequence
-    function bumps its counter row and returns it (predictor/function_runs.py)."""
+    function bumps its counter row and returns it (predictor/function_runs.py). ``changed``: counts the rows it
+    changes (a trigger's calls: their tables' row events)."""
     body, sig = _body(text), _signature(text)
     if body is None or sig is None or len(sig[0]) != len(args):
         return None
     names, kinds, result = sig
     local: Row = {n: _converted(k, v) for n, k, v in zip(names, kinds, args, strict=True)}
-    runner = _Runner(data, tables, journal, Changed(), None, True, used, lambda b: b, 0, writer)
+    runner = _Runner(data, tables, journal, Changed() if changed is None else changed, None, True, used,
+                     lambda b: b, 0, writer)
     try:
         runner.node(body, {"old": None, "new": None, "": local})
     except _Returned as r:
@@ -195,6 +198,17 @@ def new_columns(text: str) -> tuple[str, ...]:
         if col.table.lower() == "new" and col.name.lower() not in out:
             out.append(col.name.lower())
     return tuple(out)
+
+
+@lru_cache(maxsize=256)
+def set_new_columns(text: str) -> tuple[str, ...]:
+    """The NEW.c a (BEFORE) trigger assigns with SET, in any branch."""
+    body = _body(text)
+    if body is None:
+        return ()
+    out = [eq.this.name.lower() for item in body.find_all(exp.SetItem) if isinstance(eq := item.this, exp.EQ)
+           and isinstance(eq.this, exp.Column) and eq.this.table.lower() == "new"]
+    return tuple(dict.fromkeys(out))
 
 
 _SAME_VALUE_NODES = (exp.Column, exp.Identifier, exp.Literal, exp.Null, exp.Boolean, exp.EQ, exp.NEQ, exp.In,
@@ -289,7 +303,12 @@ class _Runner:
         elif isinstance(n, exp.CaseStatement) and (chain := if_chain(n, need_else=False)) is not None:
             self.node(chain, rows)
         elif isinstance(n, exp.IfBlock):
-            taken = truth(resolved(_bound(n.this, rows), self.source), {})  # a scalar subquery too
+            try:
+                taken = truth(resolved(_bound(n.this, rows), self.source), {})  # a scalar subquery too
+            except CannotEvaluate:
+                if not _only_signals(n):
+                    raise
+                return  # a guard that can only fail the statement: taken not to, as the fallback would
             branch = n.args.get("true") if taken else n.args.get("false")
             if isinstance(branch, exp.Expression):
                 self.node(branch, rows)
@@ -379,7 +398,7 @@ class _Runner:
         for c in found:
             args, text = function_runs.arguments(c), self.writer(c.name)
             got = None if args is None or text is None else call(self.data, text, args, self.tables, self.journal,
-                                                                self.used, self.writer)
+                                                                self.used, self.writer, self.changed)
             if got is None:
                 raise _Inexact("a function's body")
             results.append(got[0])
@@ -527,6 +546,14 @@ def count(changed: Changed, table: str, n: int | None) -> None:
     key = table.lower()
     had = changed.get(key, 0)
     changed[key] = None if had is None or n is None else had + n
+
+
+def _only_signals(n: exp.IfBlock) -> bool:
+    """Whether an IF's branches do nothing but SIGNAL (a validation guard: ``IF NEW.birth_date > CURDATE()
+    THEN SIGNAL ...``)."""
+    branches = [b for b in (n.args.get("true"), n.args.get("false")) if isinstance(b, exp.Expression)]
+    return all(isinstance(x, nodes.Signal) for b in branches
+               for x in (b.expressions if isinstance(b, exp.Block) else [b]))
 
 
 class _Returned(Exception):

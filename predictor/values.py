@@ -30,6 +30,21 @@ class Recased(str):
     __slots__ = ()
 
 
+class JsonText(str):
+    """A document JSON_OBJECT / JSON_ARRAY made, printed as MariaDB prints it (``{"a": 1, "b": null}``; MySQL
+    orders an object's keys, which its comparisons do not see). ``partial``: a value in it is not known (a
+    clock reading): the document is not NULL, but what it holds is not known. Its strings are case-folded,
+    as all the model holds, so writing it counts as a change (data._changes), as a Recased string does."""
+
+    __slots__ = ("partial",)
+    partial: bool
+
+    def __new__(cls, text: str, partial: bool = False) -> JsonText:
+        self = super().__new__(cls, text)
+        self.partial = partial
+        return self
+
+
 def real(v: object) -> bool:
     """A number, exact (an integer, a DECIMAL) or a DOUBLE (a float); not a flag."""
     return isinstance(v, int | Decimal | float) and not isinstance(v, bool)
