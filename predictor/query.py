@@ -358,6 +358,9 @@ def _sorted(rows: list[Row], keys: Sequence[exp.Expression]) -> list[Row]:
     for i in range(len(keys)):
         if len({str if isinstance(k[i][1], str) else int for k, _ in decorated if k[i][0]}) > 1:
             raise CannotEvaluate("ORDER BY over numbers and strings")
+        texts = [str(k[i][1]) for k, _ in decorated if k[i][0] and isinstance(k[i][1], str)]
+        if any(t.isdigit() for t in texts) and len({len(t) for t in texts}) > 1:
+            raise CannotEvaluate("ORDER BY digit strings of different lengths")  # as text or as numbers?
     for i in reversed(range(len(keys))):
         o = keys[i]
         decorated.sort(key=lambda d: d[0][i], reverse=bool(isinstance(o, exp.Ordered) and o.args.get("desc")))
@@ -368,7 +371,10 @@ _PLAIN = frozenset("0123456789abcdefghijklmnopqrstuvwxyz -:.")
 
 
 def _plain(v: str) -> bool:
-    """Text whose order is the same in every collation (a DECIMAL kept as text is not: '10.5' < '9.5')."""
+    """Text whose order is the same in every collation (a DECIMAL kept as text is not: '10.5' < '9.5'); digits
+    alone are, when all the keys have as many (phone numbers: ``_sorted`` checks)."""
+    if v.isascii() and v.isdigit():
+        return True
     try:
         float(v)
     except ValueError:

@@ -371,7 +371,11 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
             selected = _selected(p, tree, t, s) if info.multi_table and isinstance(tree, exp.Expression) else None
             positions, joined = selected if selected is not None else (None, None)
             if info.multi_table and positions is None:
-                cond = exp.Anonymous(this=UNKNOWN_NAME)  # a join the model cannot follow: rows unknown
+                # a join the model cannot follow: the rows its own conditions do not rule out may be changed
+                own = _own_conditions(tree, t, where.this if where is not None else None) \
+                    if isinstance(tree, exp.Expression) else None
+                unknown_rows = exp.Anonymous(this=UNKNOWN_NAME)
+                cond = exp.And(this=own, expression=unknown_rows) if own is not None else unknown_rows
             pairs: list[Pair] | None = [] if t.triggers else None
             order = tree.args.get("order") if isinstance(tree, (exp.Delete, exp.Update)) else None
             # LIMIT p_batch (a parameter, a user variable): the bound value
@@ -434,6 +438,24 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
     if (p.profile.MULTI_UPDATE_STMT_CACHE_WHEN and info.kind is Kind.UPDATE and multi
             and not out.row_format and len(untouched) == len(info.writes) and all(untouched) and out.trx):
         out = replace(out, trx=(), stmt_cache=out.stmt_cache + tuple(replace(x, nontrans=True) for x in out.trx))
+    return out
+
+
+def _own_conditions(tree: exp.Expression, t: Table, where: exp.Expression | None) -> exp.Expression | None:
+    """The conjuncts of a multi-table statement's WHERE on ``t``'s columns alone, as conditions on its rows
+    (``c.rating_error = 'UNKNOWN_SUBSCRIBER' AND c.sub_id IS NULL`` of ``UPDATE cdrs c JOIN subscribers s``);
+    None when there are none or ``t`` appears twice."""
+    names = [x.alias_or_name.lower() for x in tree.find_all(exp.Table) if x.name.lower() == t.name.lower()]
+    if where is None or len(names) != 1:
+        return None
+    alias = names[0]
+    own = [c for c in (where.flatten() if isinstance(where, exp.And) else [where])
+           if isinstance(c, exp.Expression) and not c.find(exp.Query)
+           and (cols := list(c.find_all(exp.Column))) and all(x.table.lower() == alias for x in cols)]
+    out: exp.Expression | None = None
+    for c in own:
+        bare = c.copy().transform(lambda n: exp.column(n.name) if isinstance(n, exp.Column) else n)
+        out = bare if out is None else exp.And(this=out, expression=bare)
     return out
 
 
