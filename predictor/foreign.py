@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from predictor.catalog import Catalog, ForeignKey, Table
-from predictor.data import DataModel
+from predictor.data import DataModel, TableData
 from predictor.evaluate import Row, Value, opaque
 
 ER_NO_REFERENCED_ROW = 1452
@@ -48,7 +48,9 @@ def referenced(data: DataModel, catalog: Catalog, t: Table, doomed: Sequence[Row
     Otherwise the cascades are done on the children's rows (``journal`` first keeps them for a ROLLBACK),
     and the rows a CASCADE deletes cascade to their own children in turn (an insurer's plans, then the
     patients' plan: pharmacy_chain_app); a child that may hold such rows without the model knowing which,
-    whose emptied key its own children reference, or whose own children refuse, stops being followed."""
+    whose emptied key its own children reference, stops being followed. When a grandchild refuses (RESTRICT
+    under a CASCADE: telecom_mvno_app's topups under subscribers under accounts), the cascades are undone
+    and the delete is refused."""
     cascading: list[tuple[Table, ForeignKey, list[tuple[Value, ...]], bool, bool]] = []
     for child, fk in catalog.children(t.name):
         if child.name.lower() == t.name.lower() or len(fk.columns) != len(fk.parent_columns):
@@ -65,6 +67,7 @@ def referenced(data: DataModel, catalog: Catalog, t: Table, doomed: Sequence[Row
             continue
         cascading.append((child, fk, keys, hit, any(_unsure(src.rows, fk.columns, k) for k in keys)))
     cascaded: list[tuple[Table, ForeignKey]] = []
+    saved: list[tuple[str, TableData]] = []  # the children as they were before this call's cascades
     for child, fk, keys, hit, unsure in cascading:
         if hit and fk.on_delete.upper() in _DONE:
             cascaded.append((child, fk))
@@ -76,11 +79,16 @@ def referenced(data: DataModel, catalog: Catalog, t: Table, doomed: Sequence[Row
             data.forget(child.ident)
             continue
         journal(child)
+        if child.ident in data.tables and all(child.ident != k for k, _ in saved):
+            saved.append((child.ident, data.tables[child.ident].copy()))
         gone = _cascade(data, child, fk, keys)
         if deeper and gone:
             refused, more = referenced(data, catalog, child, gone, journal, depth + 1)
             if refused:
-                data.forget(child.ident)  # the server refuses the whole statement (1451): not followed
+                # a grandchild refuses (1451): the whole statement fails, the cascades done so far undone
+                for ident, copy in saved:
+                    data.tables[ident] = copy
+                return True, []
             cascaded += more
     return False, cascaded
 

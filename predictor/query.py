@@ -556,14 +556,29 @@ def _aggregate(f: exp.AggFunc, group: list[Row]) -> Value:
     arg = f.this
     if isinstance(f, exp.Count) and (arg is None or isinstance(arg, exp.Star)):
         return len(group)
+    distinct = isinstance(arg, exp.Distinct)
     if isinstance(arg, exp.Distinct):
-        raise CannotEvaluate("aggregate of DISTINCT")
+        # COUNT(DISTINCT a, b): rows with a NULL left out; values as the model holds them compare as the
+        # default (_ci) collations do (case-folded, trailing spaces off)
+        parts = arg.expressions
+        if isinstance(f, exp.Count) and len(parts) > 1:
+            keys = [tuple(value(x, r) for x in parts) for r in group]
+            if any(opaque(v) for k in keys for v in k):
+                raise CannotEvaluate("aggregate of unknown values")
+            return len({k for k in keys if None not in k})
+        if len(parts) != 1:
+            raise CannotEvaluate("aggregate of DISTINCT")
+        arg = parts[0]
     if not isinstance(arg, exp.Expression):
         raise CannotEvaluate("aggregate without an argument")
     vals = [value(arg, r) for r in group]
     if any(opaque(v) for v in vals):
         raise CannotEvaluate("aggregate of unknown values")
     present = [v for v in vals if v is not None]
+    if distinct:
+        if any(isinstance(v, Moment | float) for v in present):
+            raise CannotEvaluate("DISTINCT of clock readings or doubles")
+        present = list(dict.fromkeys(present))
     if isinstance(f, exp.Count):
         return len(present)
     if not present:

@@ -227,11 +227,12 @@ def _fire(p: Predictor, s: SessionState, info: StatementInfo, t: Table, event: s
     if pairs is None or not any(tr.event.upper() == event for tr in t.triggers):
         return
     used = frozenset(r.lower() for r in info.reads) | frozenset(info.write_names)
+    progress = [0]
     got = fired[t.name.lower()] = triggers.run(
         p.data, t, event, pairs, lambda name: lookup(name, p.catalog, s), lambda x: p.journal(s, x),
-        lambda body: _bound_body(p, s, body), dup_fails, used, writer=p.writing_function)
+        lambda body: _bound_body(p, s, body), dup_fails, used, writer=p.writing_function, progress=progress)
     if got is None:
-        _forget_set_new(p, t, event, pairs)
+        _forget_set_new(p, t, event, pairs[progress[0]:])
 
 
 def _forget_set_new(p: Predictor, t: Table, event: str, pairs: list[Pair]) -> None:

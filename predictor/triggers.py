@@ -70,7 +70,8 @@ def run(data: DataModel, t: Table, event: str, pairs: Sequence[Pair], tables: Ca
         journal: Callable[[Table], None],
         bind: Callable[[exp.Expression], exp.Expression] = lambda body: body,
         dup_fails: bool = False, used: frozenset[str] = frozenset(), depth: int = 0,
-        writer: Callable[[str], str | None] = lambda name: None) -> Changed | None:
+        writer: Callable[[str], str | None] = lambda name: None,
+        progress: list[int] | None = None) -> Changed | None:
     """Fire ``t``'s triggers for ``event`` once per pair, BEFORE ones first; None when they cannot be followed
     (what they already changed is then overwritten by the caller's fallback). ``bind`` puts the session's
     known user variables into a body (predictor/variables.py). ``dup_fails``: a duplicate key a BEFORE trigger's
@@ -78,7 +79,9 @@ def run(data: DataModel, t: Table, event: str, pairs: Sequence[Pair], tables: Ca
     the tables the statement reads or writes; a body that writes one fails it (1442). The triggers of the
     rows a body changes run too (``depth``: how deep, as on the servers' nesting of trigger calls).
     ``writer(name)``: the CREATE text of stored function ``name`` if it writes (a body's call of it runs once
-    on the data model, as a statement's: predictor/function_runs.py), else None."""
+    on the data model, as a statement's: predictor/function_runs.py), else None. ``progress`` gets the
+    number of rows whose BEFORE triggers ran (their SET NEW values are in the rows), also when None is
+    returned."""
     triggers = sorted((tr for tr in t.triggers if tr.event.upper() == event),
                       key=lambda tr: tr.timing.upper() != "BEFORE")
     changed = Changed(dict.fromkeys(_reached(t, event, tables, depth, writer), 0))
@@ -90,22 +93,55 @@ def run(data: DataModel, t: Table, event: str, pairs: Sequence[Pair], tables: Ca
     bodies = [(bind(b), tr.timing.upper() == "BEFORE") for b, tr in zip(found, triggers, strict=True)
               if b is not None]
     runner = _Runner(data, tables, journal, changed, t, dup_fails, used | {t.name.lower()}, bind, depth, writer)
+    settled = 0  # rows whose BEFORE triggers ran
     try:
         for i, (old, new) in enumerate(pairs):
             for body, before in bodies:
-                rows: dict[str, Row | None] = {"old": old, "new": new, "": {}}
-                # the model stored the row before its triggers run: a BEFORE trigger reading its own table
-                # sees the row as it was (an INSERT's: not there yet; a unit's overlapping-lease check)
-                runner.unwritten = (new, old) if before else None
-                runner.not_found = None
-                try:
-                    runner.node(body, rows)
-                except _Signal as sig:
-                    raise Signalled(sig.code, i, sig.raised_in_body, before and sig.raised_in_body) from None
-                new = rows["new"]  # as a BEFORE trigger's SET NEW.c left it, for the AFTER ones
+                if not before and settled == i:
+                    settled = i + 1
+                    if progress is not None:
+                        progress[:] = [settled]
+                runner_row(runner, body, before, old, new, i)
+                new = runner.last_new  # as a BEFORE trigger's SET NEW.c left it, for the AFTER ones
+            settled = i + 1
+            if progress is not None:
+                progress[:] = [settled]
     except (_Inexact, CannotEvaluate):
+        if progress is not None:
+            # an AFTER trigger was not followed: the later rows' BEFORE triggers still give their NEW values
+            # (what the AFTER ones write is forgotten by the caller)
+            progress[:] = [settled + _before_only(runner, bodies, pairs[settled:], settled)]
         return None
     return changed
+
+
+def runner_row(runner: _Runner, body: exp.Expression, before: bool, old: Row | None, new: Row | None,
+               i: int) -> None:
+    """Run one trigger body for one row (``runner.last_new``: the NEW row it leaves)."""
+    rows: dict[str, Row | None] = {"old": old, "new": new, "": {}}
+    # the model stored the row before its triggers run: a BEFORE trigger reading its own table
+    # sees the row as it was (an INSERT's: not there yet; a unit's overlapping-lease check)
+    runner.unwritten = (new, old) if before else None
+    runner.not_found = None
+    try:
+        runner.node(body, rows)
+    except _Signal as sig:
+        raise Signalled(sig.code, i, sig.raised_in_body, before and sig.raised_in_body) from None
+    runner.last_new = rows["new"]
+
+
+def _before_only(runner: _Runner, bodies: Sequence[tuple[exp.Expression, bool]], pairs: Sequence[Pair],
+                 first: int) -> int:
+    """Run only the BEFORE triggers of ``pairs``, up to the first one not followed: how many rows ran."""
+    for k, (old, new) in enumerate(pairs):
+        try:
+            for body, before in bodies:
+                if before:
+                    runner_row(runner, body, True, old, new, first + k)
+                    new = runner.last_new
+        except (_Inexact, CannotEvaluate, Signalled):
+            return k
+    return len(pairs)
 
 
 def call(data: DataModel, text: str, args: Sequence[object], tables: Callable[[str], Table | None],
@@ -283,6 +319,7 @@ class _Runner:
         self.unwritten: tuple[Row | None, Row | None] | None = None  # (stored row, row it stands for) in BEFORE
         self.not_found: exp.Expression | None = None  # the body's CONTINUE HANDLER FOR NOT FOUND statement
         self.bind, self.depth, self.writer = bind, depth, writer
+        self.last_new: Row | None = None  # the NEW row the last body left (runner_row)
 
     def node(self, n: exp.Expression, rows: dict[str, Row | None]) -> None:
         if isinstance(n, exp.Block):
