@@ -11,16 +11,17 @@ None.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
-from typing import cast
+from typing import Any, cast
 
 from sqlglot import exp
 
 from predictor.dialect import RplayMySQL
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, Value, known, number, opaque, truth, value
-from predictor.moments import Moment
+from predictor.moments import Moment, compare
 from predictor.nodes import PerRow
 
 
@@ -351,20 +352,50 @@ def _sorted(rows: list[Row], keys: Sequence[exp.Expression]) -> list[Row]:
         key: list[tuple[int, object]] = []
         for o in keys:
             v = value(o.this if isinstance(o, exp.Ordered) else o, r)
-            if v is not None and not number(v) and not (type(v) is str and _plain(v)):
+            if v is not None and not number(v) and not (type(v) is str and _plain(v)) and not isinstance(v, Moment):
                 raise CannotEvaluate("ORDER BY a value whose order is not known")
             key.append((0, 0) if v is None else (1, v))
         decorated.append((tuple(key), r))
     for i in range(len(keys)):
-        if len({str if isinstance(k[i][1], str) else int for k, _ in decorated if k[i][0]}) > 1:
+        if len({Moment if isinstance(k[i][1], Moment) else str if isinstance(k[i][1], str) else int
+                for k, _ in decorated if k[i][0]}) > 1:
             raise CannotEvaluate("ORDER BY over numbers and strings")
         texts = [str(k[i][1]) for k, _ in decorated if k[i][0] and isinstance(k[i][1], str)]
         if any(t.isdigit() for t in texts) and len({len(t) for t in texts}) > 1:
             raise CannotEvaluate("ORDER BY digit strings of different lengths")  # as text or as numbers?
     for i in reversed(range(len(keys))):
         o = keys[i]
-        decorated.sort(key=lambda d: d[0][i], reverse=bool(isinstance(o, exp.Ordered) and o.args.get("desc")))
+        clock = any(isinstance(k[i][1], Moment) for k, _ in decorated)
+        decorated.sort(key=functools.partial(_sort_key, i, clock),
+                       reverse=bool(isinstance(o, exp.Ordered) and o.args.get("desc")))
     return [{**r, _TIE: k} for k, r in decorated]
+
+
+def _sort_key(i: int, clock: bool, d: tuple[tuple[tuple[int, object], ...], Row]) -> Any:
+    return _ClockKey(d[0][i]) if clock else d[0][i]
+
+
+class _ClockKey:
+    """A sort key over clock readings (NULL first): ordered when their ranges say so (moments.compare), else
+    CannotEvaluate (``ORDER BY expires_at`` of bundles bought a few statements apart)."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: tuple[int, object]) -> None:
+        self.key = key
+
+    def __lt__(self, other: _ClockKey) -> bool:
+        (fa, a), (fb, b) = self.key, other.key
+        if fa != fb or not fa:
+            return fa < fb
+        if a == b:
+            return False
+        if isinstance(a, Moment) and isinstance(b, Moment):
+            if compare(a, b, "<"):
+                return True
+            if compare(b, a, "<"):
+                return False
+        raise CannotEvaluate("ORDER BY clock readings whose order is not known")
 
 
 _PLAIN = frozenset("0123456789abcdefghijklmnopqrstuvwxyz -:.")
@@ -573,7 +604,7 @@ def _aggregate(f: exp.AggFunc, group: list[Row]) -> Value:
         raise CannotEvaluate("aggregate without an argument")
     vals = [value(arg, r) for r in group]
     if any(opaque(v) for v in vals):
-        raise CannotEvaluate("aggregate of unknown values")
+        return UNKNOWN  # (a HAVING on it is not decided; a value made of it is unknown: MAX(last_seen))
     present = [v for v in vals if v is not None]
     if distinct:
         if any(isinstance(v, Moment | float) for v in present):
