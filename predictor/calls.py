@@ -351,7 +351,7 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
             code = assign(sub.text, routine.signature.sequential, values, s, lambda name: table_source(p, name, s),
                           reached is True, p.function_text if p.catalog.has_functions() else None, p.results(sb.sql))
             if code == ER_SP_FETCH_NO_DATA:
-                _not_found(routine, values, s, p)
+                _not_found(routine, values, s, p, sub.text)
             else:
                 sb.error = sb.error or code
         if sb.error == ER_GTID_UNSAFE_NON_TRANSACTIONAL_TABLE:
@@ -385,10 +385,13 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
     return True
 
 
-def _not_found(routine: Routine, values: dict[str, exp.Expression], s: SessionState, p: Predictor) -> None:
+def _not_found(routine: Routine, values: dict[str, exp.Expression], s: SessionState, p: Predictor,
+               text: str) -> None:
     """A SELECT ... INTO found no row: the body's CONTINUE HANDLER FOR NOT FOUND sets its variables
-    (Signature.not_found; game_backend_app: ``SET v_price = NULL``, then ``IF v_price IS NULL``)."""
-    for name, sql in routine.signature.not_found:
+    (Signature.not_found; game_backend_app: ``SET v_price = NULL``, then ``IF v_price IS NULL``), or the one of
+    the SELECT's own block (Signature.block_not_found)."""
+    block = dict(routine.signature.block_not_found).get(text)
+    for name, sql in block if block is not None else routine.signature.not_found:
         if name in routine.signature.sequential:
             assign(f"SET {name} = {sql}", routine.signature.sequential, values, s,
                    lambda t: table_source(p, t, s), True)

@@ -43,6 +43,8 @@ class Signature:
     not_found: tuple[tuple[str, str], ...] = ()  # (variable, value SQL) a top-level CONTINUE HANDLER FOR NOT
     #   FOUND sets when a SELECT ... INTO finds no row, in a body without cursors (calls.py runs them)
     passed: tuple[Passed, ...] = ()  # the names in a nested CALL's arguments (settled() frees the IN ones)
+    block_not_found: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()  # (SELECT ... INTO text, its
+    #   nested block's CONTINUE HANDLER FOR NOT FOUND sets): run instead of ``not_found`` for that SELECT
     caught: frozenset[str] | None = None  # the SQLSTATE values and error numbers the error handlers name, when
     #   that is all they name (None: one catches SQLEXCEPTION or a named condition too)
 
@@ -122,7 +124,11 @@ def signature(tree: exp.Expression) -> Signature:
     found = _not_found_handlers(tree, body, named)
     not_found = tuple((e.this.name.lower(), e.expression.sql(dialect=RplayMySQL))
                       for h in found for e in _not_found_sets(h, named) or ())
-    followed = {id(h) for h in found} | {id(h) for h, x in runs if not x.exits}
+    inner = _block_not_found_handlers(tree, body, named)
+    block_not_found = tuple((select.sql(dialect=RplayMySQL), tuple(
+        (e.this.name.lower(), e.expression.sql(dialect=RplayMySQL)) for e in _not_found_sets(h, named) or ()))
+        for h in inner for select in _selects_into(h))
+    followed = {id(h) for h in found} | {id(h) for h, x in runs if not x.exits} | {id(h) for h in inner}
     unfollowed = _unfollowed(tree, followed)
     assigned = frozenset(assignments(tree))
     unfollowed_elsewhere = _unfollowed(tree, followed, calls=False)
@@ -132,7 +138,8 @@ def signature(tree: exp.Expression) -> Signature:
                    for c in tree.find_all(nodes.Call) for k, arg in enumerate(c.expressions)
                    for n in arg.find_all(exp.Identifier) if n.name.lower() in named)
     return Signature(params, tuple(variables), assigned, frozenset(named - unfollowed), catches,
-                     tuple(x for _, x in runs), not_found, passed, _caught(tree))
+                     tuple(x for _, x in runs), not_found, passed, block_not_found=block_not_found,
+                     caught=_caught(tree))
 
 
 def _caught(tree: exp.Expression) -> frozenset[str] | None:
@@ -157,6 +164,24 @@ def signal_state(text: str) -> str | None:
     tree = parse(text)
     state = tree.this if isinstance(tree, nodes.Signal) else None
     return str(state.this) if isinstance(state, exp.Literal) else None
+
+
+def _block_not_found_handlers(tree: exp.Expression, body: object,
+                              named: set[str]) -> list[nodes.DeclareHandler]:
+    """``CONTINUE HANDLER FOR NOT FOUND SET v = ...`` declared in a nested BEGIN ... END without a FETCH: it
+    runs only when a SELECT ... INTO of its block finds no row (telecom_mvno_app's sp_rate_cdrs looks up
+    the bundle to draw on, inside its cursor loop)."""
+    return [h for h in tree.find_all(nodes.DeclareHandler)
+            if isinstance(h.parent, exp.Block) and h.parent is not body and _not_found_sets(h, named)
+            and not any(True for _ in h.parent.find_all(nodes.CursorOp))
+            and not any(isinstance(x, nodes.DeclareHandler) and x is not h for x in h.parent.expressions)]
+
+
+def _selects_into(h: nodes.DeclareHandler) -> list[exp.Select]:
+    """The SELECT ... INTO statements of a handler's block."""
+    block = h.parent
+    return [x for x in block.find_all(exp.Select) if isinstance(x.args.get("into"), exp.Into)
+            and x.find_ancestor(nodes.DeclareHandler) is None] if isinstance(block, exp.Block) else []
 
 
 def _not_found_handlers(tree: exp.Expression, body: object, named: set[str]) -> list[nodes.DeclareHandler]:
