@@ -91,7 +91,7 @@ def unroll(p: Predictor, b: Builder, routine: Routine, s: SessionState, call: st
 
     def bindings() -> dict[str, exp.Expression]:
         if "" not in bound:
-            text = call if outer is not None else _with_user_vars(call, s)
+            text = call if outer is not None else _with_user_vars(call, s, p.catalog.hidden_user_vars())
             got = call_bindings(text, routine.signature, outer) if p.data.may_parse() else None
             bound[""] = dict(got or {})  # the sequential locals change as the CALL runs (localvars.py)
         return bound[""]
@@ -284,16 +284,20 @@ def _assigned_in(body: tuple[StatementInfo, ...]) -> set[str]:
     return out
 
 
-def _with_user_vars(call: str, s: SessionState) -> str:
-    """The CALL with the session's known user variables as its arguments' values (``CALL p(@tenant)``)."""
+def _with_user_vars(call: str, s: SessionState, hidden: frozenset[str]) -> str:
+    """The CALL with the session's known user variables as its arguments' values (``CALL p(@tenant)``); one
+    the session never set, and no trigger or function sets (``hidden``), is NULL (telecom_mvno_app's
+    charging session passing @sub_fatima, which another session set)."""
     tree = parse(call)
-    if not isinstance(tree, nodes.Call) or not s.user_vars:
+    if not isinstance(tree, nodes.Call):
         return call
 
     def put(x: exp.Expression) -> exp.Expression:
-        if isinstance(x, exp.Parameter) and s.user_vars.get(x.name.lower(), UNKNOWN) is not UNKNOWN:
-            return as_expression(s.user_vars[x.name.lower()])
-        return x
+        if not isinstance(x, exp.Parameter):
+            return x
+        name = x.name.lower()
+        v = s.user_vars.get(name, UNKNOWN if name in hidden else None)
+        return x if v is UNKNOWN else as_expression(v)
 
     return str(tree.transform(put).sql(dialect=RplayMySQL))
 

@@ -937,7 +937,7 @@ def _differs(old: Row, new: Row, columns: Sequence[str] | None = None) -> bool:
 
 
 def _changes(old: Value, new: Value) -> bool:
-    if isinstance(new, Recased | JsonText):
+    if isinstance(new, Recased) or (isinstance(new, JsonText) and new is not old):
         return True  # equal under the collation, its bytes may still differ: counted as a change
     if isinstance(old, Moment) and isinstance(new, Moment):
         return not same_second(old, new)

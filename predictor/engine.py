@@ -114,7 +114,18 @@ class Predictor:
         keep = s.trx_keep_log or nontrans or (s.trx_nontrans_temp and fmt == "MIXED")
         if keep and s.trx_cache:
             self.binlog.flush(s.trx_cache, Cache.TRX)
+        else:
+            self.noted(s.trx_cache)
         s.reset_trx()
+
+    def noted(self, pieces: list[Piece]) -> None:
+        """The statements of a transaction cache a ROLLBACK discards were still decided as they ran: their
+        1592 note stands though nothing of them is logged (telecom_mvno_app: a top-up rolled back, to a
+        savepoint too)."""
+        for piece in pieces:
+            b = self.binlog.builders.get(piece.seq)
+            if b is not None and not piece.rows:
+                b.unsafe_noted = True
 
     def journal(self, s: SessionState, t: Table) -> None:
         """Before ``s`` changes ``t``'s rows in a transaction: keep them for ROLLBACK [TO SAVEPOINT]."""

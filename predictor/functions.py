@@ -31,7 +31,7 @@ _NOT_COMPUTED = object()
 
 def computed(e: exp.Expression, ev: Eval) -> object:
     """``e``'s value when it is one of these functions (UNKNOWN when an argument is), else _NOT_COMPUTED."""
-    fn = _FUNCTIONS.get(type(e))
+    fn = _NAMED.get(e.name.upper()) if isinstance(e, exp.Anonymous) else _FUNCTIONS.get(type(e))
     return _NOT_COMPUTED if fn is None else fn(e, ev)
 
 
@@ -628,6 +628,103 @@ def _json_doc(e: exp.Expression, ev: Eval) -> Value:
     return JsonText("[" + ", ".join(item(x) for x in e.expressions) + "]", partial)
 
 
+def _json_text(obj: object) -> str:
+    """A document as MariaDB prints one (``{"a": 1, "b": [1, 2]}``)."""
+    return json.dumps(obj, ensure_ascii=False, separators=(", ", ": "))
+
+
+def _json_arg(v: Value) -> object:
+    """A JSON argument's document; _NOT_COMPUTED when it is not one the model can read."""
+    if not isinstance(v, str) or (isinstance(v, JsonText) and v.partial):
+        return _NOT_COMPUTED
+    try:
+        return json.loads(v)
+    except ValueError:
+        return _NOT_COMPUTED
+
+
+def _lettered(obj: object) -> bool:
+    """Whether a document holds a string with letters (case-folded by the model: its case is not known)."""
+    if isinstance(obj, str):
+        return obj.upper() != obj.lower()
+    if isinstance(obj, dict):
+        return any(_lettered(v) for v in obj.values())
+    if isinstance(obj, list):
+        return any(_lettered(v) for v in obj)
+    return False
+
+
+def _json_result(old: Value, before: object, after: object, given: object) -> Value:
+    """A JSON function's result over ``old`` (its text): ``old`` itself when the document is the same and
+    ``old`` is printed as MariaDB prints it (so neither server sees a change: MySQL compares documents,
+    MariaDB text) and what was given has no letters whose case the model lost; else the new document
+    (values.JsonText: written, a change)."""
+    if after == before and isinstance(old, str) and old == _json_text(before) and not _lettered(given):
+        return old
+    return JsonText(_json_text(after))
+
+
+def _merge_patch(target: object, patch: object) -> object:
+    """RFC 7396, as JSON_MERGE_PATCH: a null in the patch removes the key."""
+    if not isinstance(patch, dict):
+        return patch
+    out = dict(target) if isinstance(target, dict) else {}
+    for k, v in patch.items():
+        if v is None:
+            out.pop(k, None)
+        else:
+            out[k] = _merge_patch(out.get(k), v)
+    return out
+
+
+def _json_merge_patch(e: exp.Expression, ev: Eval) -> Value:
+    """JSON_MERGE_PATCH(doc, patch, ...): an UPDATE that patches in what a document already holds changes
+    nothing (event_ticketing_venue_app: the gold customers' newsletter flag)."""
+    if len(e.expressions) < 2:
+        return UNKNOWN
+    values = [ev(x) for x in e.expressions]
+    if any(v is None for v in values):
+        return None
+    docs = [_json_arg(v) for v in values]
+    if any(d is _NOT_COMPUTED for d in docs):
+        return UNKNOWN
+    after = docs[0]
+    for d in docs[1:]:
+        after = _merge_patch(after, d)
+    return _json_result(values[0], docs[0], after, docs[1:])
+
+
+def _json_set(e: exp.Expression, ev: Eval) -> Value:
+    """JSON_SET(doc, '$.key', value, ...) on top-level keys of an object; other paths are not computed."""
+    old = ev(e.this)
+    if old is None:
+        return None
+    before = _json_arg(old)
+    args = list(e.expressions)
+    if not isinstance(before, dict) or len(args) % 2:
+        return UNKNOWN
+    after = dict(before)
+    given: list[object] = []
+    for path, x in zip(args[::2], args[1::2], strict=True):
+        where = path.this if isinstance(path, exp.Literal) and path.is_string else None
+        key = str(where)[2:] if where is not None and str(where).startswith("$.") else None
+        if key is None or not key.isidentifier():
+            return UNKNOWN
+        v = ev(x)
+        if isinstance(v, JsonText):
+            v = _json_arg(v)
+        if v is UNKNOWN or isinstance(v, Moment | float) or v is _NOT_COMPUTED:
+            return UNKNOWN
+        after[key] = int(v) if isinstance(v, bool) else float(v) if isinstance(v, Decimal) else v
+        given.append(after[key])
+    if any(isinstance(v, float) for v in given):
+        return JsonText(_json_text(after))  # (a DECIMAL printed as a double: not compared)
+    return _json_result(old, before, after, given)
+
+
+_NAMED: dict[str, Callable[[exp.Expression, Eval], Value]] = {"JSON_MERGE_PATCH": _json_merge_patch}
+
+
 _FUNCTIONS: dict[type[exp.Expression], Callable[[exp.Expression, Eval], Value]] = {
     exp.Rand: _rand, exp.Pow: _double_of, exp.Exp: _double_of, exp.Sqrt: _double_of, exp.Ln: _double_of,
     exp.Log: _double_of,
@@ -640,5 +737,5 @@ _FUNCTIONS: dict[type[exp.Expression], Callable[[exp.Expression, Eval], Value]] 
     exp.TsOrDsToDate: _to_date, exp.Cast: _cast, exp.Timestamp: _timestamp,
     exp.JSONExtract: _json_path, exp.JSONExtractScalar: _json_path,
     exp.JSONValue: _json_path, exp.MD5: _digest, exp.SHA: _digest, exp.SHA2: _digest,
-    exp.UnixToTime: _from_unixtime, exp.RegexpLike: _regexp, exp.JSONObject: _json_doc,
+    exp.UnixToTime: _from_unixtime, exp.RegexpLike: _regexp, exp.JSONObject: _json_doc, exp.JSONSet: _json_set,
 }

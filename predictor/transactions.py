@@ -68,6 +68,7 @@ def handle_rollback_to(p: Predictor, b: Builder, info: StatementInfo, s: Session
     if p.cannot_rollback(s) or s.trx_keep_log:
         s.trx_cache.append(Piece(b.seq, False, True))
     else:
+        p.noted(s.trx_cache[sp.cache_len:])
         del s.trx_cache[sp.cache_len:]
     if s.trx_modified_nontrans:
         b.warnings.add(ER_WARNING_NOT_COMPLETE_ROLLBACK)
