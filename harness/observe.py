@@ -309,7 +309,7 @@ class _Attribution:
                 # no thread id in the group (MariaDB row-only transaction): the best session by text, then seq
                 cands: list[tuple[float, int, _Session, int]] = []
                 for s in self.sessions.values():
-                    r = self._best(s, self._start(s, kind), u, prev, prev_seq)
+                    r = self._best(s, self._start(s, kind), u, prev, prev_seq, kept=kept)
                     if r is not None:
                         cands.append((r[0], -s.items[r[1]][0].seq, s, r[1]))
                 if not cands:
