@@ -30,6 +30,8 @@ class Execution:
     deltas of Binlog_cache_use / Binlog_stmt_cache_use across the statement, or None when not measured.
     ``binlog_end`` is the primary's binlog (file, position) right after the statement returned: every group
     ending at or before it was written by then (``observe`` uses it as a fence), None when not measured.
+    ``warnings_unread``: the statement reported warnings that were not read, because SHOW WARNINGS would have
+    reset ROW_COUNT() for the session's next statement, which reads it (``messages`` is then empty).
     """
 
     seq: int
@@ -45,6 +47,7 @@ class Execution:
     stmt_cache_use: int | None = None
     elapsed: float = 0.0
     binlog_end: tuple[str, int] | None = None
+    warnings_unread: bool = False
 
     @property
     def warning_codes(self) -> tuple[int, ...]:

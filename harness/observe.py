@@ -513,7 +513,8 @@ def _record(ex: Execution, units: list[tuple[Unit, GroupKind]], evs: list[Event]
             fallback: Mapping[tuple[str, str], tuple[str, ...]]) -> StatementRecord:
     def record(**kw: object) -> StatementRecord:
         return StatementRecord(seq=ex.seq, session=ex.session, sql=ex.sql, error=ex.error,
-                               warnings=ex.warning_codes, unsafe=ex.unsafe, **kw)  # type: ignore[arg-type]
+                               warnings=ex.warning_codes, unsafe=ex.unsafe, warnings_unread=ex.warnings_unread,
+                               **kw)  # type: ignore[arg-type]
 
     if ex.replica_only:
         return record(reason="ran on the replica only")

@@ -10,7 +10,7 @@ replay; a lost connection does, and the executions so far are kept on the result
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -197,8 +197,10 @@ class Replayer:
                                f"server {state}): {error_message(e)}", statement=stmt.sql,
                                server=describe(server))
 
-    def execute(self, stmt: Statement) -> Execution:
-        """Run one statement; raises ServerGoneError (and sets ``lost``) when the connection is lost."""
+    def execute(self, stmt: Statement, keep_row_count: bool = False) -> Execution:
+        """Run one statement; raises ServerGoneError (and sets ``lost``) when the connection is lost.
+        ``keep_row_count``: the session's next statement reads ROW_COUNT(), which SHOW WARNINGS would reset:
+        the statement's warnings are then left unread (``Execution.warnings_unread``)."""
         if stmt.replica_only:
             try:
                 ReplicaCaughtUp(self.pair.primary, self.pair.replica).wait(self.options.replica_timeout)
@@ -221,8 +223,9 @@ class Replayer:
             error, error_text = error_code(e), error_message(e)
         elapsed = time.perf_counter() - started
         messages: tuple[ServerMessage, ...] = ()
+        unread = bool(warning_count) and error is None and keep_row_count
         try:
-            if warning_count or error is not None:
+            if (warning_count or error is not None) and not unread:
                 messages = self._warnings(conn)
             trx_delta = stmt_delta = None
             end: tuple[str, int] | None = None
@@ -242,7 +245,7 @@ class Replayer:
             raise self._gone(server, stmt, e) from None
         unsafe = tuple(reason_for(m.message) for m in messages if m.code == UNSAFE_NOTE) if messages else ()
         return Execution(stmt.seq, stmt.session, stmt.sql, tid, stmt.replica_only, error, error_text,
-                         messages, unsafe, trx_delta, stmt_delta, elapsed, end)
+                         messages, unsafe, trx_delta, stmt_delta, elapsed, end, unread)
 
     @staticmethod
     def _warnings(conn: Connection[Any]) -> tuple[ServerMessage, ...]:
@@ -270,10 +273,11 @@ def replay(workload: Workload, pair: Pair, options: ReplayOptions | None = None,
     result = ReplayResult([])
     started = time.perf_counter()
     total = len(workload.statements)
+    keep = row_count_readers(workload.statements)
     with Replayer(pair, opts) as r:
         try:
             for i, stmt in enumerate(workload.statements, start=1):
-                result.executions.append(r.execute(stmt))
+                result.executions.append(r.execute(stmt, stmt.seq in keep))
                 if on_progress is not None:
                     on_progress(i, total)
         except ServerGoneError as e:
@@ -284,5 +288,20 @@ def replay(workload: Workload, pair: Pair, options: ReplayOptions | None = None,
     return result
 
 
+def row_count_readers(statements: Sequence[Statement]) -> frozenset[int]:
+    """The statements whose session's next statement reads ROW_COUNT(): their warnings are not read, since
+    SHOW WARNINGS would reset it (``SET @n = ROW_COUNT()`` after an INSERT IGNORE that warned)."""
+    out: set[int] = set()
+    last: dict[str, int] = {}
+    for st in statements:
+        if st.replica_only:
+            continue
+        before = last.get(st.session)
+        if before is not None and "row_count" in Shape(st.sql).calls:
+            out.add(before)
+        last[st.session] = st.seq
+    return frozenset(out)
+
+
 __all__ = ["ReplayOptions", "ReplayResult", "Replayer", "effective_session", "open_session", "replay",
-           "session_set_sql", "translate_var"]
+           "row_count_readers", "session_set_sql", "translate_var"]

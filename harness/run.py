@@ -45,7 +45,8 @@ def records_from_executions(executions: Sequence[Execution], reason: str) -> lis
     """Observed records without the binlog (it could not be read): server messages only."""
     return [StatementRecord(e.seq, e.session, e.sql, e.error, e.warning_codes, e.unsafe,
                             format=Format.NONE if e.replica_only else Format.UNKNOWN,
-                            reason="ran on the replica only" if e.replica_only else reason)
+                            reason="ran on the replica only" if e.replica_only else reason,
+                            warnings_unread=e.warnings_unread)
             for e in executions]
 
 

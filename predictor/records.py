@@ -60,6 +60,9 @@ class StatementRecord:
 
     ``warnings`` and ``unsafe`` are sorted and distinct; ``row_events`` is sorted by (table, type).
     ``group`` counts binlog groups (GTID unit / BEGIN..COMMIT / lone DDL) since the workload began.
+    ``warnings_unread`` (observed only): the server reported warnings rplay did not read, because SHOW
+    WARNINGS would have reset ROW_COUNT() for the session's next statement, which reads it; ``warnings``
+    and ``unsafe`` are then not known (the comparison excludes them).
     """
 
     seq: int
@@ -73,6 +76,7 @@ class StatementRecord:
     group: int | None = None
     row_events: tuple[RowEvent, ...] = ()
     reason: str | None = None
+    warnings_unread: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "warnings", tuple(sorted(set(self.warnings))))
@@ -90,7 +94,7 @@ class StatementRecord:
         return self.unsafe if self.unsafe_observable else ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "seq": self.seq,
             "session": self.session,
             "sql": self.sql,
@@ -103,6 +107,9 @@ class StatementRecord:
             "row_events": [e.to_dict() for e in self.row_events],
             "reason": self.reason,
         }
+        if self.warnings_unread:
+            out["warnings_unread"] = True  # (absent otherwise: the usual record keeps its form)
+        return out
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> StatementRecord:
@@ -118,6 +125,7 @@ class StatementRecord:
             group=None if d.get("group") is None else int(d["group"]),
             row_events=tuple(RowEvent.from_dict(e) for e in d.get("row_events") or ()),
             reason=d.get("reason"),
+            warnings_unread=bool(d.get("warnings_unread")),
         )
 
     def dumps(self) -> str:

@@ -82,7 +82,7 @@ def _record(t: dict[str, list[Any]], prefix: str, i: int) -> StatementRecord | N
         "error": t[f"{prefix}_error"][i], "warnings": t[f"{prefix}_warnings"][i],
         "unsafe": t[f"{prefix}_unsafe"][i], "format": t[f"{prefix}_format"][i],
         "cache": t[f"{prefix}_cache"][i], "group": t[f"{prefix}_group"][i],
-        "row_events": t[f"{prefix}_events"][i]})
+        "row_events": t[f"{prefix}_events"][i], "warnings_unread": t[f"{prefix}_warnings_unread"][i]})
 
 
 def _col(t: pa.Table, name: str) -> pa.Array:
@@ -120,6 +120,9 @@ def score_run(t: pa.Table, keep_statements: bool) -> pa.Table:
     # raw-equal dimension values agree (verdict compares them as sets or scalars); only the differing ones
     # go through the plain rules below
     same = {d: rows_equal(_col(t, f"p_{_RAW[d]}"), _col(t, f"o_{_RAW[d]}")) for d in DIMENSIONS}
+    unread = _mask(_col(t, "o_warnings_unread"))  # warnings not read: scored (EXCLUDED) by the plain rules
+    same["warnings"] &= ~unread
+    same["unsafe"] &= ~unread
     equal = known.copy()
     for d in DIMENSIONS:
         equal &= same[d]

@@ -102,12 +102,13 @@ def dimension_code(dim: str) -> Column:
                 .when(pe.isNull(), _lit(Code.UNEXPECTED_ERROR))
                 .when(oe.isNull(), _lit(Code.MISSING_ERROR))
                 .otherwise(_lit(Code.ERROR_MISMATCH)))
+    unread = F.coalesce(_col("o", "warnings_unread"), F.lit(False))  # not read: ROW_COUNT() had to stay
     if dim == "warnings":
-        return _set_code("warnings", "bigint", Code.WARNING_MISMATCH)
+        return F.when(unread, F.lit(EXCLUDED)).otherwise(_set_code("warnings", "bigint", Code.WARNING_MISMATCH))
     if dim == "unsafe":
         observable = (_col("o", "format") == Format.STATEMENT.value) | F.array_contains(
             _list("o", "warnings", "bigint"), UNSAFE_NOTE)
-        return F.when(~observable, F.lit(EXCLUDED)).otherwise(
+        return F.when(~observable, F.lit(EXCLUDED)).when(unread, F.lit(EXCLUDED)).otherwise(
             _set_code("unsafe", "string", Code.UNSAFE_MISMATCH))
     if dim == "format":
         return _equal_or("format", Code.FORMAT_MISMATCH)

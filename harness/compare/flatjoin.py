@@ -20,9 +20,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from harness.compare.inputs import RECORD_SCHEMA
+from harness.compare.inputs import OPTIONAL_COLUMNS, RECORD_SCHEMA
 
-_COLUMNS = ("session", "sql", "error", "warnings", "unsafe", "format", "cache", "group", "row_events")
+_COLUMNS = ("session", "sql", "error", "warnings", "unsafe", "format", "cache", "group", "row_events",
+            "warnings_unread")
 _NAMES = {"row_events": "events"}
 
 FLAT_SCHEMA = pa.schema(
@@ -38,8 +39,13 @@ BATCH_ROWS = 65536
 
 
 def _read(path: str, run: str | None) -> pa.Table:
-    names = ["seq", *_COLUMNS] + (["run"] if run is None else [])
-    table = pq.read_table(path, columns=names, use_threads=False)
+    have = set(pq.read_schema(path).names)
+    names = ["seq", *[c for c in _COLUMNS if c in have or c not in OPTIONAL_COLUMNS]]
+    table = pq.read_table(path, columns=names + (["run"] if run is None else []), use_threads=False)
+    for c in _COLUMNS:
+        if c not in table.column_names:  # an optional column an older file lacks
+            f = RECORD_SCHEMA.field(c)
+            table = table.append_column(f, pa.nulls(table.num_rows, f.type))
     schema = pa.schema([RECORD_SCHEMA.field(n) if n != "run" else pa.field("run", pa.string())
                         for n in table.column_names])
     table = table.cast(schema)

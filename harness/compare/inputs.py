@@ -32,7 +32,10 @@ RECORD_SCHEMA = pa.schema([
     pa.field("unsafe", pa.list_(pa.string())), pa.field("format", pa.string()),
     pa.field("cache", pa.string()), pa.field("group", pa.int64()),
     pa.field("row_events", pa.list_(ROW_EVENT_TYPE)), pa.field("reason", pa.string()),
+    pa.field("warnings_unread", pa.bool_()),
 ])
+OPTIONAL_COLUMNS = frozenset({"warnings_unread"})
+"""Columns a Parquet file of records may lack (older files): read as null (False)."""
 """StatementRecord as an Arrow/Parquet table: the Parquet form of predicted/observed records."""
 
 
@@ -222,6 +225,8 @@ def check_parquet(path: Path) -> None:
     except (OSError, pa.ArrowException) as e:
         raise CompareError(f"{path}: not a readable Parquet file: {e}") from None
     for f in RECORD_SCHEMA:
+        if f.name not in schema.names and f.name in OPTIONAL_COLUMNS:
+            continue
         if f.name not in schema.names:
             raise CompareError(f"{path}: Parquet file lacks column {f.name!r}")
         have = schema.field(f.name).type
@@ -254,8 +259,12 @@ tasks instead of one each (a Spark task costs ~0.1 s here, more than scoring a s
 
 def _parquet_side(path: Path) -> pa.Table:
     check_parquet(path)
-    table = pq.read_table(path, columns=list(RECORD_SCHEMA.names))
-    return table.cast(RECORD_SCHEMA)
+    have = set(pq.read_schema(path).names)
+    table = pq.read_table(path, columns=[n for n in RECORD_SCHEMA.names if n in have])
+    for f in RECORD_SCHEMA:
+        if f.name not in table.column_names:  # an optional column an older file lacks
+            table = table.append_column(f, pa.nulls(table.num_rows, f.type))
+    return table.select(RECORD_SCHEMA.names).cast(RECORD_SCHEMA)
 
 
 def stage(runs: Sequence[RunInfo], staging: Path, chunk_rows: int = STAGE_CHUNK_ROWS) -> list[Part]:

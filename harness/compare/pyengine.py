@@ -24,7 +24,7 @@ OUTPUT_SCHEMA = pa.schema(
     + [pa.field(f"oj_{d}", pa.string()) for d in DIMENSIONS])
 
 
-_FIELDS = ("session", "sql", "error", "warnings", "unsafe", "format", "cache", "group")
+_FIELDS = ("session", "sql", "error", "warnings", "unsafe", "format", "cache", "group", "warnings_unread")
 
 
 def _record(row: dict[str, Any], prefix: str) -> StatementRecord | None:

@@ -11,6 +11,8 @@ Scoring rules (decided by the project):
   knowing is never agreement. An observed format UNKNOWN likewise gives UNKNOWN_OBSERVATION.
 - ``unsafe`` is scored only when observable: the observed format is STATEMENT or the observed warnings hold
   1592. Servers do not report unsafe reasons for statements they log as rows, so otherwise it is EXCLUDED.
+- ``warnings`` and ``unsafe`` are EXCLUDED for an observed record whose warnings were not read
+  (``warnings_unread``: SHOW WARNINGS would have reset ROW_COUNT() for the session's next statement).
 - ``error`` compares codes (None = success); ``warnings`` and ``unsafe`` compare sets; ``format`` and
   ``cache`` compare values; ``group`` compares the binlog group index.
 - ``row_events`` compares the sets of (table, type, before, after). When they differ the code says the first
@@ -141,6 +143,9 @@ def dimension_code(dimension: str, pred: StatementRecord, obs: StatementRecord) 
     raise ValueError(f"unknown dimension {dimension!r}")
 
 
+_READ_FROM_WARNINGS = ("warnings", "unsafe")
+
+
 def score_dimension(dimension: str, pred: StatementRecord | None, obs: StatementRecord | None) -> Verdict:
     p, o = as_json(dimension_value(pred, dimension)), as_json(dimension_value(obs, dimension))
     code = _whole_record_code(pred, obs)
@@ -148,6 +153,8 @@ def score_dimension(dimension: str, pred: StatementRecord | None, obs: Statement
         assert pred is not None and obs is not None
         if dimension == "unsafe" and not unsafe_observable(obs):
             return Verdict(dimension, Outcome.EXCLUDED, None, p, o)
+        if dimension in _READ_FROM_WARNINGS and obs.warnings_unread:
+            return Verdict(dimension, Outcome.EXCLUDED, None, p, o)  # not read: ROW_COUNT() had to stay
         code = dimension_code(dimension, pred, obs)
     outcome = Outcome.AGREE if code is None else Outcome.MISMATCH
     return Verdict(dimension, outcome, code, p, o)

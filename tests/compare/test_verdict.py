@@ -36,6 +36,12 @@ CASES = [
      Code.UNSAFE_MISMATCH),
     ("unsafe via 1592", {}, {"warnings": (1592,), "unsafe": ("SYSTEM_FUNCTION",)}, "unsafe",
      Outcome.MISMATCH, Code.UNSAFE_MISMATCH),
+    # warnings not read (ROW_COUNT() had to stay): warnings and unsafe are not known
+    ("warnings unread", {"warnings": (1592,)}, {"warnings_unread": True}, "warnings", Outcome.EXCLUDED, None),
+    ("unsafe unread", {"unsafe": ("LIMIT",), "format": Format.STATEMENT},
+     {"warnings_unread": True, "format": Format.STATEMENT}, "unsafe", Outcome.EXCLUDED, None),
+    ("unread keeps the rest", {}, {"warnings_unread": True, "group": 2}, "group", Outcome.MISMATCH,
+     Code.GROUP_ORDER),
     # row events
     ("events missing", {}, {"row_events": ()}, "row_events", Outcome.MISMATCH, Code.ROW_EVENT_MISSING),
     ("events unexpected", {}, {"row_events": (*BASE.row_events, W)}, "row_events", Outcome.MISMATCH,

@@ -97,6 +97,25 @@ def test_warnings_are_not_carried_over(pair: LocalPair) -> None:
     assert ex[-2].messages == () and ex[-1].messages == ()
 
 
+def test_row_count_read_next_keeps_its_value(pair: LocalPair) -> None:
+    """SHOW WARNINGS resets ROW_COUNT(): when the session's next statement reads it, the warnings are left
+    unread and the application sees the count it would see without rplay."""
+    ex = run(pair, "INSERT IGNORE INTO i (b) VALUES (1), (7), (8);\nSET @n = ROW_COUNT();\n"
+                   "INSERT INTO m VALUES (@n, 'rows');\nINSERT IGNORE INTO i (b) VALUES (1);\n"
+                   "INSERT INTO m VALUES (ROW_COUNT(), 'after');\n")
+    first = ex[-5]
+    assert first.warnings_unread and first.messages == ()
+    assert ex[-2].warnings_unread
+    assert query(pair.primary, "SELECT a FROM rplay.m WHERE b = 'rows'")[0][0] == 2
+    assert query(pair.primary, "SELECT a FROM rplay.m WHERE b = 'after'")[0][0] == 0
+
+
+def test_warnings_read_when_row_count_is_not(pair: LocalPair) -> None:
+    ex = run(pair, "INSERT IGNORE INTO i (b) VALUES (1);\nSET @n = 1;\n")
+    assert not ex[-2].warnings_unread
+    assert ex[-2].warning_codes == (1062,)
+
+
 def test_sessions_have_own_connection_ids(pair: LocalPair) -> None:
     body = "SELECT 1;\n-- connection con1\nSELECT 2;\n-- connection default\nSELECT 3;\n"
     ex = run(pair, body)
