@@ -19,7 +19,7 @@ from predictor.decide import ER_GTID_UNSAFE_NON_TRANSACTIONAL_TABLE, ER_UNSAFE_S
 from predictor.dialect import RplayMySQL
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Value, value
 from predictor.localvars import assign
-from predictor.loops import MAX_CONDITIONAL_PASSES, AnyLoop, Conditional
+from predictor.loops import MAX_CONDITIONAL_PASSES, AnyLoop, Conditional, CursorLoop
 from predictor.parse import parse
 from predictor.query import select_rows
 from predictor.routines import (
@@ -195,6 +195,11 @@ def _loop(p: Predictor, b: Builder, routine: Routine, s: SessionState, loop: Any
     passes = loop.each(start, lambda sql: _rows(p, s, sql))
     if passes is None:
         run.forget()
+    elif isinstance(loop, CursorLoop):
+        # each pass binds the row it fetched: a SET of a fetched variable later in the pass is followed
+        # (mes_factory_app's sp_reserve_material draws v_need down in an inner WHILE)
+        sig = routine.signature
+        run.routine = replace(routine, signature=replace(sig, sequential=sig.sequential | frozenset(loop.targets)))
     try:
         for values in passes if passes is not None else [start]:
             state.update({k: v for k, v in values.items() if start.get(k) is not v})  # the counter, the row
