@@ -437,7 +437,10 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
         else:
             p.data.forget(t.ident)  # DELETE, LOAD, or the parse budget is spent
     if (p.profile.MULTI_UPDATE_STMT_CACHE_WHEN and info.kind is Kind.UPDATE and multi
-            and not out.row_format and len(untouched) == len(info.writes) and all(untouched) and out.trx):
+            and not out.row_format and len(untouched) == len(info.writes) and all(untouched) and out.trx
+            and not (s.trx_cache and not s.binlog_direct)):
+        # (a statement counted non-transactional joins a transaction cache that holds something already,
+        # as dml's statement pieces do: mes_factory_app's op2 session)
         out = replace(out, trx=(), stmt_cache=out.stmt_cache + tuple(replace(x, nontrans=True) for x in out.trx))
     return out
 
