@@ -40,8 +40,8 @@ class Ran:
 
 
 def calls(tree: exp.Expression, writes: Callable[[str], bool]) -> list[exp.Anonymous] | None:
-    """The statement's calls of functions that write, in the order they run; None when when or how often one
-    runs is not known (a call per row of a table, under a condition, or with an argument not known)."""
+    """The statement's calls of functions that write, in the order they run; None when whether or how often
+    one runs is not known (a call per row of a table, under a condition, or with an argument not known)."""
     found = [n for n in tree.walk(bfs=False) if isinstance(n, exp.Anonymous) and writes(n.name)]
     if not found:
         return []
