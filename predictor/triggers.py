@@ -79,9 +79,8 @@ def run(data: DataModel, t: Table, event: str, pairs: Sequence[Pair], tables: Ca
     the tables the statement reads or writes; a body that writes one fails it (1442). The triggers of the
     rows a body changes run too (``depth``: how deep, as on the servers' nesting of trigger calls).
     ``writer(name)``: the CREATE text of stored function ``name`` if it writes (a body's call of it runs once
-    on the data model, as a statement's: predictor/function_runs.py), else None. ``progress`` gets the
-    number of rows whose BEFORE triggers ran (their SET NEW values are in the rows), also when None is
-    returned."""
+    on the data model, as a statement's: predictor/function_runs.py), else None. ``progress``, when None is
+    returned, gets the number of rows whose BEFORE triggers ran (their SET NEW values are in the rows)."""
     triggers = sorted((tr for tr in t.triggers if tr.event.upper() == event),
                       key=lambda tr: tr.timing.upper() != "BEFORE")
     changed = Changed(dict.fromkeys(_reached(t, event, tables, depth, writer), 0))
@@ -97,15 +96,11 @@ def run(data: DataModel, t: Table, event: str, pairs: Sequence[Pair], tables: Ca
     try:
         for i, (old, new) in enumerate(pairs):
             for body, before in bodies:
-                if not before and settled == i:
-                    settled = i + 1
-                    if progress is not None:
-                        progress[:] = [settled]
-                runner_row(runner, body, before, old, new, i)
+                if not before:
+                    settled = i + 1  # (the BEFORE bodies come first)
+                _run_row(runner, body, before, old, new, i)
                 new = runner.last_new  # as a BEFORE trigger's SET NEW.c left it, for the AFTER ones
             settled = i + 1
-            if progress is not None:
-                progress[:] = [settled]
     except (_Inexact, CannotEvaluate):
         if progress is not None:
             # an AFTER trigger was not followed: the later rows' BEFORE triggers still give their NEW values
@@ -115,7 +110,7 @@ def run(data: DataModel, t: Table, event: str, pairs: Sequence[Pair], tables: Ca
     return changed
 
 
-def runner_row(runner: _Runner, body: exp.Expression, before: bool, old: Row | None, new: Row | None,
+def _run_row(runner: _Runner, body: exp.Expression, before: bool, old: Row | None, new: Row | None,
                i: int) -> None:
     """Run one trigger body for one row (``runner.last_new``: the NEW row it leaves)."""
     rows: dict[str, Row | None] = {"old": old, "new": new, "": {}}
@@ -137,7 +132,7 @@ def _before_only(runner: _Runner, bodies: Sequence[tuple[exp.Expression, bool]],
         try:
             for body, before in bodies:
                 if before:
-                    runner_row(runner, body, True, old, new, first + k)
+                    _run_row(runner, body, True, old, new, first + k)
                     new = runner.last_new
         except (_Inexact, CannotEvaluate, Signalled):
             return k
@@ -319,7 +314,7 @@ class _Runner:
         self.unwritten: tuple[Row | None, Row | None] | None = None  # (stored row, row it stands for) in BEFORE
         self.not_found: exp.Expression | None = None  # the body's CONTINUE HANDLER FOR NOT FOUND statement
         self.bind, self.depth, self.writer = bind, depth, writer
-        self.last_new: Row | None = None  # the NEW row the last body left (runner_row)
+        self.last_new: Row | None = None  # the NEW row the last body left (_run_row)
 
     def node(self, n: exp.Expression, rows: dict[str, Row | None]) -> None:
         if isinstance(n, exp.Block):
