@@ -349,7 +349,7 @@ class Predictor:
         if not info.functions or not self.catalog.has_functions() or not self.functions_write(info.functions):
             return
         tree = parsed(self, sql, s)
-        found = function_runs.calls(tree, self.function_writes_rows) if isinstance(tree, exp.Expression) else None
+        found = function_runs.calls(tree, self.writing_function) if isinstance(tree, exp.Expression) else None
         if not found:
             self.forget_function_writes(info, s)
             return
@@ -357,18 +357,13 @@ class Predictor:
                   if (t := lookup(w.table, self.catalog, s)) is not None]
         before = function_runs.saved(self.data, tables)
         used = frozenset(r.lower() for r in info.reads) | frozenset(info.write_names)
-        results: list[object] = []
-        for call in found:
-            args = function_runs.arguments(call)
-            text = self.function_text(call.name)
-            got = None if args is None or text is None else triggers.call(
-                self.data, text, args, lambda name: lookup(name, self.catalog, s), lambda t: self.journal(s, t), used,
-                self.writing_function)
-            if got is None:
-                self.forget_function_writes(info, s)
-                return
-            results.append(got[0])
-        self.ran = function_runs.Ran(sql, tuple(results), before)
+        results = function_runs.run(found, self.writing_function, lambda text, args: triggers.call(
+            self.data, text, args, lambda name: lookup(name, self.catalog, s), lambda t: self.journal(s, t), used,
+            self.writing_function))
+        if results is None:
+            self.forget_function_writes(info, s)
+            return
+        self.ran = function_runs.Ran(sql, results, before)
 
     def undo_functions(self, s: SessionState) -> None:
         """The statement failed: what its functions wrote to transactional tables is undone with it."""
@@ -381,15 +376,12 @@ class Predictor:
         ran = self.ran
         if ran is None or ran.sql != sql:
             return None
-        return lambda tree: function_runs.put(tree, self.function_writes_rows, ran.results)
+        return lambda tree: function_runs.put(tree, self.writing_function, ran.results)
 
     def writing_function(self, name: str) -> str | None:
-        """The CREATE text of stored function ``name`` if it writes a table, else None."""
-        return self.function_text(name) if self.function_writes_rows(name) else None
-
-    def function_writes_rows(self, name: str) -> bool:
-        """Whether stored function ``name`` writes a table (itself or through the functions it calls)."""
-        return bool(self.functions_write((name.lower(),)))
+        """The CREATE text of stored function ``name`` if it writes a table (itself or through the functions
+        it calls), else None."""
+        return self.function_text(name) if self.functions_write((name.lower(),)) else None
 
     def functions_write(self, functions: tuple[str, ...]) -> tuple[Write, ...]:
         """What the stored functions ``functions`` write, themselves or through the functions they call."""

@@ -39,17 +39,39 @@ class Ran:
     before: tuple[tuple[Table, TableData], ...]
 
 
-def calls(tree: exp.Expression, writes: Callable[[str], bool]) -> list[exp.Anonymous] | None:
+Writer = Callable[[str], str | None]
+"""A stored function's CREATE text when it writes a table, else None (Predictor.writing_function)."""
+Call = Callable[[str, list[object]], tuple[object] | None]
+"""Runs a function (CREATE text, argument values): (its RETURN value,), or None (triggers.call)."""
+
+
+def _writing_calls(tree: exp.Expression, writer: Writer) -> list[exp.Anonymous]:
+    return [n for n in tree.walk(bfs=False) if isinstance(n, exp.Anonymous) and writer(n.name) is not None]
+
+
+def calls(tree: exp.Expression, writer: Writer) -> list[exp.Anonymous] | None:
     """The statement's calls of functions that write, in the order they run; None when whether or how often
     one runs is not known (a call per row of a table, under a condition, or with an argument not known)."""
-    found = [n for n in tree.walk(bfs=False) if isinstance(n, exp.Anonymous) and writes(n.name)]
-    if not found:
-        return []
-    for call in found:
-        if not _runs_once(tree, call) or any(isinstance(x, exp.Column) or (
-                isinstance(x, exp.Anonymous) and writes(x.name)) for a in call.expressions for x in a.walk()):
+    found = _writing_calls(tree, writer)
+    for c in found:
+        if not _runs_once(tree, c) or any(isinstance(x, exp.Column) or (
+                isinstance(x, exp.Anonymous) and writer(x.name) is not None)
+                for a in c.expressions for x in a.walk()):
             return None
     return found
+
+
+def run(found: Sequence[exp.Anonymous], writer: Writer, call: Call) -> tuple[object, ...] | None:
+    """Run the calls in order: what each returned, or None at the first one not followed (what the ones
+    before it wrote stays: the caller forgets it)."""
+    results: list[object] = []
+    for c in found:
+        args, text = arguments(c), writer(c.name)
+        got = None if args is None or text is None else call(text, args)
+        if got is None:
+            return None
+        results.append(got[0])
+    return tuple(results)
 
 
 def _runs_once(tree: exp.Expression, call: exp.Expression) -> bool:
@@ -81,10 +103,10 @@ def arguments(call: exp.Anonymous) -> list[object] | None:
     return out
 
 
-def put(tree: exp.Expression, writes: Callable[[str], bool], results: Sequence[object]) -> exp.Expression:
+def put(tree: exp.Expression, writer: Writer, results: Sequence[object]) -> exp.Expression:
     """``tree`` with its calls of functions that write replaced by what they returned."""
     tree = tree.copy()
-    found = [n for n in tree.walk(bfs=False) if isinstance(n, exp.Anonymous) and writes(n.name)]
+    found = _writing_calls(tree, writer)
     if len(found) != len(results):
         return tree
     for call, v in zip(found, results, strict=True):

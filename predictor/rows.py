@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from predictor import fresh, function_runs, ranges, triggers, views
+from predictor import fresh, ranges, triggers, views
 from predictor.analyze import SETS_INSERT_ID, Kind, Op, StatementInfo
 from predictor.catalog import ForeignKey, Generated, Table
 from predictor.codes import ER_BAD_NULL, ER_WARNING_NOT_COMPLETE_ROLLBACK
@@ -210,10 +210,8 @@ def parsed(p: Predictor, sql: str, s: SessionState) -> Parsed:
     if not isinstance(tree, exp.Expression):
         return tree
     tree = _inlined(p, bind(tree, s, p.catalog.hidden_user_vars()))
-    ran = p.ran
-    # the calls of functions that write: what they returned when the statement ran them (engine.run_functions)
-    return function_runs.put(tree, p.function_writes_rows, ran.results) if ran is not None and ran.sql == sql \
-        else tree
+    ran = p.results(sql)  # the calls of functions that write: what they returned (engine.run_functions)
+    return ran(tree) if ran is not None else tree
 
 
 def _inlined(p: Predictor, tree: exp.Expression) -> exp.Expression:

@@ -418,23 +418,16 @@ class _Runner:
     def called(self, e: exp.Expression, alone: bool = False) -> exp.Expression:
         """``e`` with its calls of functions that write run and replaced by what they returned
         (predictor/function_runs.py); ``alone``: ``e`` is a SET's value."""
-        def writes(name: str) -> bool:
-            return self.writer(name) is not None
-
-        found = function_runs.calls(exp.Set(expressions=[e]) if alone else e, writes)
+        found = function_runs.calls(exp.Set(expressions=[e]) if alone else e, self.writer)
+        if found is None:
+            raise _Inexact("a call of a function that writes, not run once")
         if not found:
-            if found is None:
-                raise _Inexact("a call of a function that writes, not run once")
             return e
-        results: list[object] = []
-        for c in found:
-            args, text = function_runs.arguments(c), self.writer(c.name)
-            got = None if args is None or text is None else call(self.data, text, args, self.tables, self.journal,
-                                                                self.used, self.writer, self.changed)
-            if got is None:
-                raise _Inexact("a function's body")
-            results.append(got[0])
-        return function_runs.put(e, writes, results)
+        results = function_runs.run(found, self.writer, lambda text, args: call(
+            self.data, text, args, self.tables, self.journal, self.used, self.writer, self.changed))
+        if results is None:
+            raise _Inexact("a function's body")
+        return function_runs.put(e, self.writer, results)
 
     def select_into(self, n: exp.Select, rows: dict[str, Row | None]) -> None:
         local = rows[""]
