@@ -705,6 +705,7 @@ def _json_set(e: exp.Expression, ev: Eval) -> Value:
         return UNKNOWN
     after = dict(before)
     given: list[object] = []
+    partial = False
     for path, x in zip(args[::2], args[1::2], strict=True):
         where = path.this if isinstance(path, exp.Literal) and path.is_string else None
         key = str(where)[2:] if where is not None and str(where).startswith("$.") else None
@@ -713,13 +714,13 @@ def _json_set(e: exp.Expression, ev: Eval) -> Value:
         v = ev(x)
         if isinstance(v, JsonText):
             v = _json_arg(v)
-        if v is UNKNOWN or isinstance(v, Moment | float) or v is _NOT_COMPUTED:
+        if v is UNKNOWN or v is _NOT_COMPUTED:
             return UNKNOWN
-        after[key] = int(v) if isinstance(v, bool) else float(v) if isinstance(v, Decimal) else v
+        if isinstance(v, Moment | float | Decimal):
+            partial, v = True, None  # printed differently by the servers: the document is not NULL, not compared
+        after[key] = int(v) if isinstance(v, bool) else v
         given.append(after[key])
-    if any(isinstance(v, float) for v in given):
-        return JsonText(_json_text(after))  # (a DECIMAL printed as a double: not compared)
-    return _json_result(old, before, after, given)
+    return JsonText(_json_text(after), partial=True) if partial else _json_result(old, before, after, given)
 
 
 _NAMED: dict[str, Callable[[exp.Expression, Eval], Value]] = {"JSON_MERGE_PATCH": _json_merge_patch}

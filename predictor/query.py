@@ -11,11 +11,10 @@ None.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any, cast
+from typing import cast
 
 from sqlglot import exp
 
@@ -365,36 +364,31 @@ def _sorted(rows: list[Row], keys: Sequence[exp.Expression]) -> list[Row]:
             raise CannotEvaluate("ORDER BY digit strings of different lengths")  # as text or as numbers?
     for i in reversed(range(len(keys))):
         o = keys[i]
-        clock = any(isinstance(k[i][1], Moment) for k, _ in decorated)
-        decorated.sort(key=functools.partial(_sort_key, i, clock),
+        decorated.sort(key=lambda d, i=i: _Key(d[0][i]),  # type: ignore[misc]
                        reverse=bool(isinstance(o, exp.Ordered) and o.args.get("desc")))
     return [{**r, _TIE: k} for k, r in decorated]
 
 
-def _sort_key(i: int, clock: bool, d: tuple[tuple[tuple[int, object], ...], Row]) -> Any:
-    return _ClockKey(d[0][i]) if clock else d[0][i]
-
-
-class _ClockKey:
-    """A sort key over clock readings (NULL first): ordered when their ranges say so (moments.compare), else
-    CannotEvaluate (``ORDER BY expires_at`` of bundles bought a few statements apart)."""
+class _Key:
+    """One ORDER BY key of a row, (0, 0) for NULL (first), else (1, value): numbers and plain strings as
+    Python orders them, clock readings when their ranges say so (moments.compare), else CannotEvaluate
+    (``ORDER BY expires_at`` of bundles bought a few statements apart)."""
 
     __slots__ = ("key",)
 
     def __init__(self, key: tuple[int, object]) -> None:
         self.key = key
 
-    def __lt__(self, other: _ClockKey) -> bool:
+    def __lt__(self, other: _Key) -> bool:
         (fa, a), (fb, b) = self.key, other.key
         if fa != fb or not fa:
             return fa < fb
-        if a == b:
+        if not isinstance(a, Moment) or not isinstance(b, Moment):
+            return bool(a < b)  # type: ignore[operator]
+        if a == b or compare(b, a, "<"):
             return False
-        if isinstance(a, Moment) and isinstance(b, Moment):
-            if compare(a, b, "<"):
-                return True
-            if compare(b, a, "<"):
-                return False
+        if compare(a, b, "<"):
+            return True
         raise CannotEvaluate("ORDER BY clock readings whose order is not known")
 
 
