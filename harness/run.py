@@ -10,6 +10,7 @@ import json
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -82,7 +83,8 @@ def run_workload(workload: Workload, pair: Pair, session_vars: Mapping[str, str]
     options = ReplayOptions(session_vars=dict(session_vars), cache_stats=cache_stats, replica_timeout=timeout)
     effective = effective_session(pair.primary, options)
 
-    predicted = predict_workload(workload, profile, session_vars, server_opts)
+    started = time.time()  # the run starts now: its date literals are placed against this (predictor/moments.py)
+    predicted = predict_workload(workload, profile, session_vars, server_opts, run_at=started)
     write_jsonl(out_dir / "predicted.jsonl", predicted)
 
     result = replay(workload, pair, options, on_progress=prog.update)
@@ -130,6 +132,7 @@ def run_workload(workload: Workload, pair: Pair, session_vars: Mapping[str, str]
         "server": server,
         "server_version": version,
         "profile": profile,
+        "started_at": datetime.fromtimestamp(started, UTC).isoformat(timespec="seconds"),
         "session_vars": dict(session_vars),
         "server_opts": dict(server_opts),
         "binlog_format": effective["binlog_format"],

@@ -20,6 +20,7 @@ from predictor.dialect import RplayMySQL
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Value, value
 from predictor.localvars import assign
 from predictor.loops import MAX_CONDITIONAL_PASSES, AnyLoop, Conditional, CursorLoop
+from predictor.moments import Moment, calendar_day
 from predictor.parse import parse
 from predictor.query import select_rows
 from predictor.routines import (
@@ -292,7 +293,8 @@ def _assigned_in(body: tuple[StatementInfo, ...]) -> set[str]:
 def _with_user_vars(call: str, s: SessionState, hidden: frozenset[str]) -> str:
     """The CALL with the session's known user variables as its arguments' values (``CALL p(@tenant)``); one
     the session never set, and no trigger or function sets (``hidden``), is NULL (telecom_mvno_app's
-    charging session passing @sub_fatima, which another session set)."""
+    charging session passing @sub_fatima, which another session set). A date a whole number of days from
+    today passes as its text; another clock reading is unknown in a statement's text."""
     tree = parse(call)
     if not isinstance(tree, nodes.Call):
         return call
@@ -302,6 +304,9 @@ def _with_user_vars(call: str, s: SessionState, hidden: frozenset[str]) -> str:
             return x
         name = x.name.lower()
         v = s.user_vars.get(name, UNKNOWN if name in hidden else None)
+        day = calendar_day(v) if isinstance(v, Moment) and v.date else None
+        if day is not None:  # a date the text can carry (LAST_DAY(CURDATE())), by the bets of predictor/moments.py
+            return exp.Literal.string(day.isoformat())
         return x if v is UNKNOWN else as_expression(v)
 
     return str(tree.transform(put).sql(dialect=RplayMySQL))

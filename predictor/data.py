@@ -702,6 +702,9 @@ def _coerce_double(scale: int | None, base: str, v: float) -> Value:
     return v if base in ("DOUBLE", "REAL") else UNKNOWN
 
 
+SKIPPED = "#skipped"  # a row's key: INSERT IGNORE skips it (a CHECK refused it; predictor/rows.py, _ignoring)
+
+
 def _fill(t: Table, d: TableData, row: Row) -> Row:
     """The full row: given values coerced to column types, auto-increment assigned, defaults elsewhere."""
     out: Row = {}
@@ -757,6 +760,8 @@ def _write(t: Table, d: TableData, rows: Sequence[Row], mode: Mode,
     own = t.name.lower()
     for i, given in enumerate(rows):
         row = _fill(t, d, given)
+        if SKIPPED in given:
+            continue  # INSERT IGNORE: a CHECK refused it after its auto-increment value was taken
         hit = d.conflict(row, unknown_clashes=mode not in (Mode.INSERT, Mode.IGNORE))
         if hit is None:
             d.add(row)

@@ -21,7 +21,7 @@ from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal, InvalidO
 
 from sqlglot import exp
 
-from predictor.moments import Moment, calendar_day
+from predictor.moments import Moment, calendar_day, on_day
 from predictor.values import UNKNOWN, JsonText, Recased, decimal_of, real
 
 Value = object  # as predictor.evaluate.Value
@@ -385,7 +385,8 @@ def _length(e: exp.Expression, ev: Eval) -> Value:
 
 
 def _last_day(e: exp.Expression, ev: Eval) -> Value:
-    """LAST_DAY(date): the month's last day, as a date literal."""
+    """LAST_DAY(date): the month's last day, as a date literal, or as a clock reading for one (the day of
+    ``LAST_DAY(CURDATE())`` moves with the run's day: predictor/moments.py, on_day)."""
     v = ev(e.this)
     if v is None:
         return None
@@ -393,7 +394,8 @@ def _last_day(e: exp.Expression, ev: Eval) -> Value:
     if day is None:
         return UNKNOWN
     following = date(day.year + day.month // 12, day.month % 12 + 1, 1)
-    return (following - timedelta(days=1)).isoformat()
+    last = following - timedelta(days=1)
+    return on_day(last) if isinstance(v, Moment) else last.isoformat()
 
 
 def _round(e: exp.Expression, ev: Eval) -> Value:

@@ -9,7 +9,9 @@ A date literal (``'2023-08-31'``, ``'2024-01-15 10:00:00'``) is a moment too, pl
 prediction is made: the run starts between two days before it (clocks and time zones) and a year after it
 (a workload certified now and run later), so ``valid_to >= CURDATE()`` is false for a promotion that ended
 in 2023 and ``'2031-01-01' > NOW()`` holds; a literal within a year of the prediction's day is decided
-only against readings that far away.
+only against readings that far away. When the run's start is known (``RUN_AT``: ``rplay run`` predicts just
+before it replays, ``rplay predict --at``), a literal is placed against it, give or take ``CLOCK_MARGIN``
+(the server's time zone): ``expires_on > CURDATE()`` holds for a bundle that expires in ten days.
 
 One bet is made where a yes/no is needed and no comparison can decide: whether writing a clock reading over
 an equal-looking one (``ON DUPLICATE KEY UPDATE fetched = NOW()`` over a row inserted with NOW()) changes
@@ -195,8 +197,19 @@ def stored(m: Moment) -> Moment:
 
 RUN_EARLIER = 2 * _DAY  # the run may start this long before the prediction's day (clocks, time zones)
 RUN_LATER = 366 * _DAY  # ... or this long after it
+CLOCK_MARGIN = _DAY  # a known start: the server's time zone may place a literal up to this far from ours
 PREDICTED_AT: ContextVar[float | None] = ContextVar("PREDICTED_AT", default=None)
 """The wall-clock time the prediction places the run near (seconds since the epoch); None: now. Tests set it."""
+RUN_AT: ContextVar[float | None] = ContextVar("RUN_AT", default=None)
+"""When the run starts, if known (seconds since the epoch): literals are placed against it (see the module)."""
+
+
+def _anchor() -> float:
+    """The wall-clock time the run starts at, or near."""
+    at = RUN_AT.get()
+    if at is None:
+        at = PREDICTED_AT.get()
+    return time.time() if at is None else at
 
 _FORMATS = {10: "%Y-%m-%d", 19: "%Y-%m-%d %H:%M:%S"}
 
@@ -213,9 +226,9 @@ def from_literal(text: str) -> Moment | None:
         at = datetime.strptime(text, form).timestamp()  # local time, as the server reads it
     except ValueError:
         return None
-    anchor = PREDICTED_AT.get()
-    anchor = time.time() if anchor is None else anchor
-    return Moment(at - anchor - RUN_LATER, at - anchor + RUN_EARLIER, date=len(text) == 10)
+    later, earlier = (CLOCK_MARGIN, CLOCK_MARGIN) if RUN_AT.get() is not None else (RUN_LATER, RUN_EARLIER)
+    offset = at - _anchor()
+    return Moment(offset - later, offset + earlier, date=len(text) == 10)
 
 
 def shift_literal(text: str, count: int, unit: str) -> str | None:
@@ -256,12 +269,21 @@ def calendar_day(m: Moment) -> date | None:
     offset = m.day if m.day is not None else m.now
     if offset is None or offset[0] % _DAY:
         return None
-    anchor = PREDICTED_AT.get()
-    today = datetime.fromtimestamp(time.time() if anchor is None else anchor).date()
+    today = datetime.fromtimestamp(_anchor()).date()
     months = today.month - 1 + offset[1]
     year, month = today.year + months // 12, months % 12 + 1
     last = (date(year + month // 12, month % 12 + 1, 1) - timedelta(days=1)).day
     return date(year, month, min(today.day, last)) + timedelta(days=int(offset[0] // _DAY))
+
+
+def on_day(day: date) -> Moment:
+    """Calendar ``day`` as a date so many days from today (CURDATE() shifted), by the bets of the module: a
+    date computed from a reading (``LAST_DAY(CURDATE()) + INTERVAL 1 DAY``) stays one, so it is ordered
+    against other readings (``NOW() + INTERVAL 40 DAY``) as the run will see them."""
+    today = datetime.fromtimestamp(_anchor()).date()
+    shifted = shift(_TODAY, (day - today).days, "DAY")
+    assert shifted is not None  # DAY is a known unit
+    return shifted
 
 
 def same_second(a: Moment, b: Moment) -> bool:

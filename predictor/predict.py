@@ -11,6 +11,7 @@ from predictor.analyze import StatementInfo, analyze
 from predictor.engine import Predictor
 from predictor.engines import Engine
 from predictor.fingerprint import fingerprint
+from predictor.moments import RUN_AT
 from predictor.profiles import Profile, get_profile, profile_for_version
 from predictor.records import StatementRecord
 from predictor.template_key import template_key
@@ -85,6 +86,7 @@ def predict_workload(
     analyzer: Analyzer | None = None,
     cached: bool = True,
     strict: bool | None = None,
+    run_at: float | None = None,
 ) -> list[StatementRecord]:
     """Predict every statement of ``workload`` on server profile ``profile`` (e.g. ``mariadb-10.11``).
 
@@ -99,6 +101,9 @@ def predict_workload(
     An exception the predictor raises on a statement (a bug) makes that statement UNKNOWN with the error as
     its reason, and the rest is still predicted; ``strict`` (default: environment ``RPLAY_STRICT=1``, which
     the test suite sets) raises it instead.
+
+    ``run_at``: when the run starts (seconds since the epoch), if known: date literals are compared with
+    the clock as of then (predictor/moments.py); else the run may come up to a year after today.
     """
     if strict is None:
         strict = os.environ.get("RPLAY_STRICT") == "1"
@@ -107,19 +112,23 @@ def predict_workload(
     analyze_sql = analyzer or Analyzer(cached)
     replica_only: list[StatementRecord] = []
     step = pred.step
-    with _older_objects_frozen():
-        for st in workload.statements:
-            if st.replica_only:
-                replica_only.append(StatementRecord(st.seq, st.session, st.sql))
-                continue
-            sql = st.sql
-            try:
-                step(st.seq, st.session, sql, analyze_sql(sql))
-            except Exception as e:  # a predictor bug must not cost the workload: the statement is UNKNOWN
-                if strict:
-                    raise
-                pred.fail(st.seq, st.session, sql, e)
-        pred.finish()
-        records = pred.binlog.records() + replica_only
+    token = RUN_AT.set(run_at)
+    try:
+        with _older_objects_frozen():
+            for st in workload.statements:
+                if st.replica_only:
+                    replica_only.append(StatementRecord(st.seq, st.session, st.sql))
+                    continue
+                sql = st.sql
+                try:
+                    step(st.seq, st.session, sql, analyze_sql(sql))
+                except Exception as e:  # a predictor bug must not cost the workload: the statement is UNKNOWN
+                    if strict:
+                        raise
+                    pred.fail(st.seq, st.session, sql, e)
+            pred.finish()
+            records = pred.binlog.records() + replica_only
+    finally:
+        RUN_AT.reset(token)
     records.sort(key=lambda r: r.seq)
     return records

@@ -20,7 +20,7 @@ from sqlglot import exp
 
 from predictor.dialect import RplayMySQL
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, Value, known, number, opaque, truth, value
-from predictor.moments import Moment, compare
+from predictor.moments import Moment, compare, from_literal
 from predictor.nodes import PerRow
 
 
@@ -356,8 +356,11 @@ def _sorted(rows: list[Row], keys: Sequence[exp.Expression]) -> list[Row]:
             key.append((0, 0) if v is None else (1, v))
         decorated.append((tuple(key), r))
     for i in range(len(keys)):
-        if len({Moment if isinstance(k[i][1], Moment) else str if isinstance(k[i][1], str) else int
-                for k, _ in decorated if k[i][0]}) > 1:
+        kinds = {Moment if isinstance(k[i][1], Moment) else str if isinstance(k[i][1], str) else int
+                 for k, _ in decorated if k[i][0]}
+        if kinds == {Moment, str}:  # date literals among clock readings: readings too (expires_at)
+            decorated = [(_as_reading(k, i), r) for k, r in decorated]
+        elif len(kinds) > 1:
             raise CannotEvaluate("ORDER BY over numbers and strings")
         texts = [str(k[i][1]) for k, _ in decorated if k[i][0] and isinstance(k[i][1], str)]
         if any(t.isdigit() for t in texts) and len({len(t) for t in texts}) > 1:
@@ -367,6 +370,17 @@ def _sorted(rows: list[Row], keys: Sequence[exp.Expression]) -> list[Row]:
         decorated.sort(key=lambda d, i=i: _Key(d[0][i]),  # type: ignore[misc]
                        reverse=bool(isinstance(o, exp.Ordered) and o.args.get("desc")))
     return [{**r, _TIE: k} for k, r in decorated]
+
+
+def _as_reading(key: tuple[tuple[int, object], ...], i: int) -> tuple[tuple[int, object], ...]:
+    """``key`` with its i-th value, a date literal, as a clock reading (predictor/moments.py)."""
+    flag, v = key[i]
+    if not isinstance(v, str):
+        return key
+    m = from_literal(v)
+    if m is None:
+        raise CannotEvaluate("ORDER BY clock readings and text")
+    return (*key[:i], (flag, m), *key[i + 1:])
 
 
 class _Key:

@@ -13,7 +13,7 @@ from predictor import fresh, ranges, triggers, views
 from predictor.analyze import SETS_INSERT_ID, Kind, Op, StatementInfo
 from predictor.catalog import ForeignKey, Generated, Table
 from predictor.codes import ER_BAD_NULL, ER_WARNING_NOT_COMPLETE_ROLLBACK
-from predictor.data import POSITION, Mode, Pair, Refused, WriteOutcome, upsert_assignments, values_rows
+from predictor.data import POSITION, SKIPPED, Mode, Pair, Refused, WriteOutcome, upsert_assignments, values_rows
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, value
 from predictor.foreign import ER_NO_REFERENCED_ROW, ER_ROW_IS_REFERENCED, missing_parent, referenced
 from predictor.images import images, upsert_images
@@ -623,6 +623,9 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
     rows, mode, assignments = got
     if time_dropped(t, rows):
         out = replace(out, warnings=out.warnings | {p.profile.TIME_DROPPED_NOTE})
+    if mode is Mode.IGNORE:
+        rows, noted = _ignoring(p, t, rows)
+        out = replace(out, warnings=out.warnings | noted)
     found = issues(t, rows) if mode is not Mode.IGNORE else []
     bad = _refusal(found, s, trans)
     if bad is not None and not trans and bad.row > 0:
@@ -800,6 +803,27 @@ def _checked_unfollowed(p: Predictor, sql: str, info: StatementInfo, s: SessionS
         return out
     s.last_insert_id = prior
     return _failed(out, _code(p, bad.code), _note(p, bad.code))
+
+
+def _ignoring(p: Predictor, t: Table, rows: list[Row]) -> tuple[list[Row], frozenset[int]]:
+    """INSERT IGNORE's rows and warnings: a row a CHECK constraint makes false is skipped (``data.SKIPPED``),
+    with the CHECK's error as a warning, after it took its auto-increment value (both servers:
+    insert_ignore_check.sql, vet_clinic_app's weight 0.00 pet); a value the column cannot hold is stored as a
+    non-strict session stores it, with its warning."""
+    found = issues(t, rows)
+    if not found:
+        return rows, frozenset()
+    skipped = {i.row for i in found if i.code == CHECK_FAILED}
+    kept = [dict(r) for r in rows]
+    for i in found:
+        if i.warning is not None and i.row not in skipped:
+            kept[i.row][i.column] = i.stored
+    for n in skipped:
+        kept[n][SKIPPED] = True
+    noted = {i.warning for i in found if i.warning is not None and i.row not in skipped}
+    if skipped:
+        noted.add(p.profile.CHECK_VIOLATION_ERROR)
+    return kept, frozenset(noted)
 
 
 def _refusal(found: Sequence[Issue], s: SessionState, trans: bool) -> Issue | None:

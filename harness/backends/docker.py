@@ -532,7 +532,7 @@ class DockerBackend:
         template = template_datadir(info, server_opts)
         _install_handlers()
         base = os.environ.get("RPLAY_TMPDIR") or None
-        root = Path(tempfile.mkdtemp(prefix="rplay-docker-", dir=base))
+        root = _registry.make_root("rplay-docker-", base)
         pair_id = root.name.removeprefix("rplay-docker-").lower().replace("_", "")
         servers = [DockerServer(role, info, root / role, free_port(), sid, pair_id)
                    for role, sid in (("primary", 1), ("replica", 2))]

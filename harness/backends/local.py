@@ -360,7 +360,7 @@ class LocalBackend:
     def _start(self, server_opts: Mapping[str, str]) -> LocalPair:
         b = self.binaries
         template = template_for(b)
-        root = Path(tempfile.mkdtemp(prefix="rplay-pair-"))
+        root = _registry.make_root("rplay-pair-")
         servers = [LocalServer(role, self.flavor, root / role, free_port(), secrets.token_urlsafe(18),
                                sid, b) for role, sid in (("primary", 1), ("replica", 2))]
         pair = LocalPair(root, servers[0], servers[1], self.timeout)

@@ -7,6 +7,7 @@ import contextlib
 import shutil
 import signal
 import socket
+import tempfile
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -64,16 +65,43 @@ def ctrl_c_deferred() -> Iterator[None]:
         raise KeyboardInterrupt
 
 
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM for a few statements that must happen together (a directory made and
+    registered for cleanup); a signal that arrives meanwhile is delivered when the block ends."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    try:
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    except (AttributeError, ValueError, OSError):  # no sigmask on this platform
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
 class Registry:
-    """Pairs not yet closed, so atexit and signal handlers can remove them."""
+    """Pairs not yet closed, and directories made for pairs not yet built, so atexit and signal handlers
+    can remove them."""
 
     def __init__(self) -> None:
         self.lock = threading.RLock()
         self._live: set[PairBase] = set()
+        self._roots: set[Path] = set()
+
+    def make_root(self, prefix: str, base: str | None = None) -> Path:
+        """A new temp directory for a pair: removed by close_all until the pair that owns it registers
+        (a signal between the two would otherwise leave it behind)."""
+        with signals_held(), self.lock:
+            root = Path(tempfile.mkdtemp(prefix=prefix, dir=base))
+            self._roots.add(root)
+        return root
 
     def add(self, pair: PairBase) -> None:
         with self.lock:
             self._live.add(pair)
+            self._roots.discard(pair.root)
 
     def discard(self, pair: PairBase) -> None:
         with self.lock:
@@ -82,8 +110,12 @@ class Registry:
     def close_all(self) -> None:
         with self.lock:
             pairs = list(self._live)
+            roots = list(self._roots)
+            self._roots.clear()
         for p in pairs:
             p.close()
+        for r in roots:
+            shutil.rmtree(r, ignore_errors=True)
 
 
 class PairBase:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
+from datetime import datetime
 from pathlib import Path
 
 from harness.options import add_var_options, parse_vars
@@ -23,8 +25,22 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help=f"server profile: {', '.join(sorted(PROFILES))} (default mariadb-10.11)")
     add_var_options(p)
     p.add_argument("--engines", metavar="TOML", help="user engine profile file ([engine.NAME] tables)")
+    p.add_argument("--at", metavar="TIME", type=_run_time,
+                   help="when the run starts: an ISO date-time (local time unless it names a zone) or 'now'; "
+                        "date literals are then compared with NOW() as of then (default: the run may come "
+                        "up to a year after today)")
     p.add_argument("--out", metavar="FILE", help="write JSONL here instead of stdout")
     p.set_defaults(func=run)
+
+
+def _run_time(text: str) -> float:
+    """``--at``: seconds since the epoch (a run.json's ``started_at`` is accepted as it is)."""
+    if text == "now":
+        return time.time()
+    try:
+        return datetime.fromisoformat(text).timestamp()
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an ISO date-time or 'now': {text!r}") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -36,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     workload = load_workload(args.workload)
     engines = load_engine_profiles(args.engines) if args.engines else None
     records = predict_workload(workload, profile, parse_vars(args.set_vars, "--set"),
-                               parse_vars(args.server_opts, "--server-opt"), engines)
+                               parse_vars(args.server_opts, "--server-opt"), engines, run_at=args.at)
     out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
     try:
         for r in records:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import signal
+import tempfile
 from pathlib import Path
 from typing import cast
 
@@ -28,6 +29,11 @@ class SlowPair(PairBase):
             self.removed.append(role)
 
 
+class QuietPair(SlowPair):
+    def _stop_servers(self) -> None:
+        self.removed.append("both")
+
+
 def test_ctrl_c_during_close_removes_everything_then_interrupts(tmp_path: Path) -> None:
     root = tmp_path / "pair"
     root.mkdir()
@@ -44,11 +50,44 @@ def test_ctrl_c_during_close_removes_everything_then_interrupts(tmp_path: Path) 
 
 
 def test_close_without_ctrl_c_raises_nothing(tmp_path: Path) -> None:
-    class QuietPair(SlowPair):
-        def _stop_servers(self) -> None:
-            self.removed.append("both")
-
     pair = QuietPair(tmp_path, Registry())
     pair.close()
     pair.close()  # idempotent
     assert pair.removed == ["both"]
+
+
+def test_a_root_made_for_a_pair_is_removed_at_exit_until_the_pair_owns_it(tmp_path: Path) -> None:
+    registry = Registry()
+    orphan = registry.make_root("rplay-test-", str(tmp_path))  # a signal came before its pair was built
+    owned = registry.make_root("rplay-test-", str(tmp_path))
+    pair = QuietPair(owned, registry)
+    assert orphan.is_dir() and owned.is_dir()
+    registry.close_all()  # what atexit and the SIGTERM handler run
+    assert not orphan.exists() and not owned.exists()
+    assert pair.removed == ["both"]
+
+
+def test_sigterm_while_a_root_is_made_is_delivered_after_it_is_registered(tmp_path: Path) -> None:
+    registry = Registry()
+    seen: list[bool] = []
+
+    def on_term(signum: int, frame: object) -> None:
+        seen.append(any(p.name.startswith("rplay-test-") for p in tmp_path.iterdir()))
+        registry.close_all()
+
+    prev = signal.signal(signal.SIGTERM, on_term)
+    real_mkdtemp = tempfile.mkdtemp
+
+    def mkdtemp_then_term(*args: object, **kw: object) -> str:
+        made = real_mkdtemp(*args, **kw)  # type: ignore[call-overload]
+        os.kill(os.getpid(), signal.SIGTERM)  # lands between making the directory and registering it
+        return str(made)
+
+    try:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(tempfile, "mkdtemp", mkdtemp_then_term)
+            registry.make_root("rplay-test-", str(tmp_path))
+    finally:
+        signal.signal(signal.SIGTERM, prev)
+    assert seen == [True]  # the handler ran once the directory was registered ...
+    assert list(tmp_path.iterdir()) == []  # ... and removed it

@@ -8,7 +8,7 @@ import pytest
 from sqlglot import exp
 
 from predictor.evaluate import UNKNOWN, CannotEvaluate, truth, value
-from predictor.moments import CLOCK, HORIZON, PREDICTED_AT, Moment, compare, shift
+from predictor.moments import CLOCK, HORIZON, PREDICTED_AT, RUN_AT, Moment, compare, shift
 from predictor.parse import parse
 
 NOW = CLOCK["NOW"]
@@ -109,6 +109,24 @@ def test_where_conditions_over_rows_written_in_this_run(condition: str, row_made
             assert truth(_where(condition), row) is expected
     finally:
         PREDICTED_AT.reset(token)
+
+
+@pytest.mark.parametrize(("condition", "expected"), [
+    ("'2026-12-01' > NOW()", True),  # ten days after a known start: decided
+    ("'2026-11-21' = CURDATE()", None),  # the server's time zone may make it another day
+    ("'2026-11-23' > NOW() + INTERVAL 6 HOUR", None),  # a run lasts up to HORIZON; the zone adds a day
+    ("'2026-11-10' < CURDATE() - INTERVAL 1 WEEK", True),
+])
+def test_date_literals_against_a_known_run_start(condition: str, expected: bool | None) -> None:
+    token = RUN_AT.set(datetime(2026, 11, 21, 12).timestamp())
+    try:
+        if expected is None:
+            with pytest.raises(CannotEvaluate):
+                truth(_where(condition), {})
+        else:
+            assert truth(_where(condition), {}) is expected
+    finally:
+        RUN_AT.reset(token)
 
 
 def test_now_with_a_precision_is_still_the_clock() -> None:

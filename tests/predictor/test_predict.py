@@ -136,7 +136,26 @@ def test_cli_predict_writes_one_json_object_per_statement(tmp_path: Path) -> Non
     assert rows[2]["format"] == "UNKNOWN"
 
 
-@pytest.mark.parametrize("argv", [["--server", "oracle-23"], ["--set", "novalue"]])
+EXPIRING = """CREATE TABLE bundle (id INT PRIMARY KEY, expires DATE) ENGINE=InnoDB;
+INSERT INTO bundle VALUES (1, '2026-12-01');
+DELETE FROM bundle WHERE expires < CURDATE();
+"""
+
+
+@pytest.mark.parametrize(("at", "deleted"), [
+    ("2026-11-21T12:00:00", False),  # expires in ten days
+    ("2026-12-05 08:00:00+00:00", True),  # expired four days ago
+])
+def test_cli_predict_at_places_date_literals_against_the_run_start(tmp_path: Path, at: str, deleted: bool) -> None:
+    wl = tmp_path / "w.sql"
+    wl.write_text(EXPIRING)
+    out = subprocess.run([sys.executable, "-m", "harness.cli", "predict", str(wl), "--set", "binlog_format=ROW",
+                          "--at", at], capture_output=True, text=True, check=True)
+    delete = json.loads(out.stdout.splitlines()[2])
+    assert delete["format"] == ("ROW" if deleted else "NONE")
+
+
+@pytest.mark.parametrize("argv", [["--server", "oracle-23"], ["--set", "novalue"], ["--at", "next tuesday"]])
 def test_cli_predict_bad_input_is_a_clear_error(tmp_path: Path, argv: list[str]) -> None:
     wl = tmp_path / "w.sql"
     wl.write_text("SELECT 1;\n")
