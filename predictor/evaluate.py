@@ -155,9 +155,9 @@ def clock_reading(e: object) -> Moment | None:
     return CLOCK.get(name) if name is not None else None  # an argument is the fractional-second precision
 
 
-def _as_moment(v: Value) -> Value:
-    """A date literal compared with a clock reading is a moment too (predictor/moments.py)."""
-    return (from_literal(v) or v) if isinstance(v, str) else v
+def _as_moment(v: Value, other: Value) -> Value:
+    """A date literal compared with a clock reading (``other``) is a moment too (predictor/moments.py)."""
+    return (from_literal(v, other if isinstance(other, Moment) else None) or v) if isinstance(v, str) else v
 
 
 def _clock(e: exp.Expression, row: Row, values: Row | None) -> Value | None:
@@ -283,7 +283,7 @@ def value(e: exp.Expression, row: Row, values: Row | None = None) -> Value:
                     raise CannotEvaluate("order of a UUID")
                 return int((a is b) == (cls is exp.EQ))
             if isinstance(a, Moment) or isinstance(b, Moment):
-                a, b = _as_moment(a), _as_moment(b)
+                a, b = _as_moment(a, b), _as_moment(b, a)
                 told = compare(a, b, _CMP_OPS[cls]) if isinstance(a, Moment) and isinstance(b, Moment) else None
                 if told is None:
                     raise CannotEvaluate("clock readings too close to compare")

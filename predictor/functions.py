@@ -19,9 +19,10 @@ from collections.abc import Callable
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal, InvalidOperation
 
-from sqlglot import exp
+from sqlglot import exp, jsonpath
+from sqlglot.errors import ParseError, TokenError
 
-from predictor.moments import Moment, calendar_day, on_day
+from predictor.moments import Moment, calendar_day, compare, on_day
 from predictor.values import UNKNOWN, JsonText, Recased, decimal_of, real
 
 Value = object  # as predictor.evaluate.Value
@@ -338,11 +339,37 @@ def _json_path(e: exp.Expression, ev: Eval) -> Value:
     """JSON_EXTRACT(doc, '$.a.b[0]') / doc->>'$.a' / JSON_VALUE of a document the model holds (a string
     written as a literal): the scalar at the path (a string, a number; NULL when the path is absent).
     JSON_EXTRACT gives a string quoted, as JSON (JSON_UNQUOTE takes the quotes off: evaluate.py); an object or
-    array is not computed (the servers print them differently)."""
-    path = e.args.get("path") if isinstance(e, exp.JSONValue) else e.expression
-    if e.expressions or not isinstance(path, exp.JSONPath):
+    array is not computed (the servers print them differently). A path may be computed
+    (``CONCAT('$.marks[', i, '].plate')`` in a loop: parking_permits_app)."""
+    if e.expressions:
         return UNKNOWN
-    doc = ev(e.this)
+    node = _json_at(e.this, e.args.get("path") if isinstance(e, exp.JSONValue) else e.expression, ev)
+    if node is None or node is UNKNOWN:
+        return node
+    if isinstance(node, bool) or isinstance(node, dict | list):
+        return UNKNOWN
+    if isinstance(node, float):
+        return Decimal(str(node))
+    if isinstance(node, str) and isinstance(e, exp.JSONExtract):
+        return json.dumps(node)
+    return node
+
+
+def _json_at(doc_arg: exp.Expression, path_arg: object, ev: Eval) -> object:
+    """The JSON value at a path of a document the model holds: None when the document is NULL or the path
+    absent, UNKNOWN when either cannot be read."""
+    path = path_arg
+    if isinstance(path, exp.Expression) and not isinstance(path, exp.JSONPath):
+        text = ev(path)
+        if text is None:
+            return None
+        try:
+            path = jsonpath.parse(text) if isinstance(text, str) else None
+        except (ParseError, TokenError):
+            path = None
+    if not isinstance(path, exp.JSONPath):
+        return UNKNOWN
+    doc = ev(doc_arg)
     if doc is None:
         return None
     if not isinstance(doc, str) or (isinstance(doc, JsonText) and doc.partial):
@@ -362,13 +389,18 @@ def _json_path(e: exp.Expression, ev: Eval) -> Value:
             return UNKNOWN
         if node is None:
             return None
-    if isinstance(node, bool) or isinstance(node, dict | list):
-        return UNKNOWN
-    if isinstance(node, float):
-        return Decimal(str(node))
-    if isinstance(node, str) and isinstance(e, exp.JSONExtract):
-        return json.dumps(node)
     return node
+
+
+def _json_length(e: exp.Expression, ev: Eval) -> Value:
+    """JSON_LENGTH(doc[, path]): an array's elements, an object's keys, 1 for a scalar; NULL for no path."""
+    args = e.expressions
+    if not 1 <= len(args) <= 2:
+        return UNKNOWN
+    node = _json_at(args[0], args[1] if len(args) == 2 else exp.JSONPath(expressions=[exp.JSONPathRoot()]), ev)
+    if node is None or node is UNKNOWN:
+        return node
+    return len(node) if isinstance(node, dict | list) else 1
 
 
 def _length(e: exp.Expression, ev: Eval) -> Value:
@@ -440,11 +472,29 @@ def _extreme(e: exp.Expression, ev: Eval) -> Value:
     pick = max if isinstance(e, exp.Greatest) else min
     if all(isinstance(v, str) and _day(v) is not None and len(v) == len(str(args[0])) for v in args):
         return pick(str(v) for v in args)
+    if all(isinstance(v, Moment) for v in args):
+        return _extreme_reading(args, isinstance(e, exp.Greatest))
     if not all(real(v) for v in args):
         return UNKNOWN
     if any(isinstance(v, float) for v in args):
         return float(pick(float(v) for v in args))  # type: ignore[arg-type]  # compared and returned as DOUBLE
     return pick(args)  # type: ignore[type-var]
+
+
+def _extreme_reading(readings: list[Value], greatest: bool) -> Value:
+    """GREATEST / LEAST of clock readings whose order is known (``GREATEST(last_sync_at, NEW.synced_at)`` of a
+    row written by an earlier statement: predictor/moments.py); else UNKNOWN."""
+    best = readings[0]
+    for v in readings[1:]:
+        assert isinstance(best, Moment) and isinstance(v, Moment)
+        if v == best:
+            continue
+        later = compare(v, best, ">")
+        if later is None:
+            return UNKNOWN
+        if later == greatest:
+            best = v
+    return best
 
 
 def _datediff(e: exp.Expression, ev: Eval) -> Value:
@@ -725,7 +775,8 @@ def _json_set(e: exp.Expression, ev: Eval) -> Value:
     return JsonText(_json_text(after), partial=True) if partial else _json_result(old, before, after, given)
 
 
-_NAMED: dict[str, Callable[[exp.Expression, Eval], Value]] = {"JSON_MERGE_PATCH": _json_merge_patch}
+_NAMED: dict[str, Callable[[exp.Expression, Eval], Value]] = {"JSON_MERGE_PATCH": _json_merge_patch,
+                                                              "JSON_LENGTH": _json_length}
 
 
 _FUNCTIONS: dict[type[exp.Expression], Callable[[exp.Expression, Eval], Value]] = {

@@ -11,7 +11,8 @@ prediction is made: the run starts between two days before it (clocks and time z
 in 2023 and ``'2031-01-01' > NOW()`` holds; a literal within a year of the prediction's day is decided
 only against readings that far away. When the run's start is known (``RUN_AT``: ``rplay run`` predicts just
 before it replays, ``rplay predict --at``), a literal is placed against it, give or take ``CLOCK_MARGIN``
-(the server's time zone): ``expires_on > CURDATE()`` holds for a bundle that expires in ten days.
+(the server's time zone): ``expires_on > CURDATE()`` holds for a bundle that expires in ten days, and a date
+literal compared with a date so many days from today goes by the calendar of the run's day (the second bet).
 
 One bet is made where a yes/no is needed and no comparison can decide: whether writing a clock reading over
 an equal-looking one (``ON DUPLICATE KEY UPDATE fetched = NOW()`` over a row inserted with NOW()) changes
@@ -214,9 +215,16 @@ def _anchor() -> float:
 _FORMATS = {10: "%Y-%m-%d", 19: "%Y-%m-%d %H:%M:%S"}
 
 
-def from_literal(text: str) -> Moment | None:
+def from_literal(text: str, against: Moment | None = None) -> Moment | None:
     """A date or datetime literal (fractional seconds too) as a moment relative to the run's start (see the
-    module), else None."""
+    module), else None. A date compared with a date so many days from today (``against``), when the run's
+    day is known (RUN_AT), is a date so many days from today too: ``current_period_end <= '2026-11-22'``
+    on the run's day holds for a period that ends ``CURDATE()``."""
+    if against is not None and against.day is not None and len(text) == 10 and RUN_AT.get() is not None:
+        try:
+            return on_day(date.fromisoformat(text))
+        except ValueError:
+            return None
     form = _FORMATS.get(len(text))
     if form is None and 20 < len(text) <= 26 and text[19] == "." and text[20:].isdigit():
         form = "%Y-%m-%d %H:%M:%S.%f"

@@ -468,6 +468,24 @@ class _Runner:
         self.journal(t)
         return t
 
+    def _selected(self, bound: exp.Expression, t: Table) -> list[Row] | None:
+        """The rows a body's INSERT ... SELECT writes (NEW already bound: parking_permits_app's impound
+        record), when the SELECT reads tables the data model follows; else None."""
+        if not isinstance(bound, exp.Insert) or not isinstance(bound.expression, exp.Select):
+            return None
+        target = bound.this
+        names = [str(c.name).lower() for c in target.expressions] if isinstance(target, exp.Schema) and \
+            target.expressions else [c.name.lower() for c in t.columns]
+
+        def source(name: str) -> Source | None:
+            table = self.tables(name)
+            return self.data.source(table) if table is not None else None
+
+        got = select_rows(bound.expression, source)
+        if got is None or any(len(r) != len(names) for r in got[1]):
+            return None
+        return [dict(zip(names, r, strict=True)) for r in got[1]]
+
     def insert(self, n: exp.Insert, rows: dict[str, Row | None]) -> None:
         t = self._table(n.this.this if isinstance(n.this, exp.Schema) else n.this)
         if self.data.tracked(t) is None:
@@ -477,7 +495,7 @@ class _Runner:
         conflict = bound.args.get("conflict") if isinstance(bound, exp.Insert) else None
         assignments = upsert_assignments(bound) if isinstance(bound, exp.Insert) else None
         written = values_rows(bound, t) if isinstance(bound, exp.Insert) and isinstance(bound.expression, exp.Values) \
-            and assignments is not None else None
+            and assignments is not None else self._selected(bound, t) if assignments is not None else None
         if written is None or assignments is None:
             raise _Inexact("INSERT ... SELECT in a trigger")
         # a duplicate fails the whole statement: not followed (the fallback forgets the table)

@@ -113,7 +113,8 @@ def test_where_conditions_over_rows_written_in_this_run(condition: str, row_made
 
 @pytest.mark.parametrize(("condition", "expected"), [
     ("'2026-12-01' > NOW()", True),  # ten days after a known start: decided
-    ("'2026-11-21' = CURDATE()", None),  # the server's time zone may make it another day
+    ("'2026-11-21' = CURDATE()", True),  # a date against a date from today: by the calendar of the run's day
+    ("'2026-11-21 08:00:00' < NOW()", None),  # a time of day: the server's time zone may move it
     ("'2026-11-23' > NOW() + INTERVAL 6 HOUR", None),  # a run lasts up to HORIZON; the zone adds a day
     ("'2026-11-10' < CURDATE() - INTERVAL 1 WEEK", True),
 ])
@@ -125,6 +126,19 @@ def test_date_literals_against_a_known_run_start(condition: str, expected: bool 
                 truth(_where(condition), {})
         else:
             assert truth(_where(condition), {}) is expected
+    finally:
+        RUN_AT.reset(token)
+
+
+@pytest.mark.parametrize(("condition", "expected"), [
+    ("ends <= '2026-11-21'", True),  # a period that ends CURDATE(), on the run's day
+    ("ends < '2026-11-21'", False),
+    ("ends = '2026-11-22'", False),
+])
+def test_a_date_literal_against_a_date_from_today_on_a_known_day(condition: str, expected: bool) -> None:
+    token = RUN_AT.set(datetime(2026, 11, 21, 12).timestamp())
+    try:
+        assert truth(_where(condition), {"ends": CLOCK["CURDATE"]}) is expected
     finally:
         RUN_AT.reset(token)
 
