@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from sqlglot import exp
@@ -30,6 +31,7 @@ from predictor.routines import (
     assignments,
     bind,
     call_bindings,
+    no_data,
     signal_state,
     unknown,
 )
@@ -366,6 +368,8 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
                           reached is True, p.function_text if p.catalog.has_functions() else None, p.results(sb.sql))
             if code == ER_SP_FETCH_NO_DATA:
                 _not_found(routine, values, s, p, sub.text)
+                if not _handles_no_data(routine.text):
+                    sb.warnings.add(ER_SP_FETCH_NO_DATA)  # no handler took it: the CALL may report it
             else:
                 sb.error = sb.error or code
         if sb.error == ER_GTID_UNSAFE_NON_TRANSACTIONAL_TABLE:
@@ -392,6 +396,7 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
         p.binlog.builders[b.seq] = b
         if sb.error is not None:
             b.error = sb.error
+            b.warnings.discard(ER_SP_FETCH_NO_DATA)  # the error's diagnostics replace the no-data warning
             if p.profile.ROUTINE_ERROR_NOTE:
                 b.warnings.add(p.profile.ROUTINE_ERROR_NOTE)
             if not _continues(p, b, routine, s, bindings, depth, decided, loose):
@@ -409,6 +414,18 @@ def _not_found(routine: Routine, values: dict[str, exp.Expression], s: SessionSt
         if name in routine.signature.sequential:
             assign(f"SET {name} = {sql}", routine.signature.sequential, values, s,
                    lambda t: table_source(p, t, s), True)
+
+
+@lru_cache(maxsize=256)
+def _handles_no_data(text: str) -> bool:
+    """Whether a routine declares a handler for NOT FOUND (or error 1329): else a SELECT ... INTO that finds
+    no row leaves warning 1329, which MariaDB's CALL reports unless a later statement clears it
+    (Profile.ROUTINE_EVERY_STEP_CLEARS_WARNINGS; insert_select_unknown_value.sql)."""
+    tree = parse(text)
+    if not isinstance(tree, exp.Expression):
+        return True
+    return any(no_data(c) or (isinstance(c, exp.Literal) and str(c.this) == str(ER_SP_FETCH_NO_DATA))
+               for h in tree.find_all(nodes.DeclareHandler) for c in h.args.get("conditions") or ())
 
 
 def _unsafe_expression(p: Predictor, sub: StatementInfo) -> bool:

@@ -450,7 +450,10 @@ def _project(items: Sequence[exp.Expression], row: Row, group: list[Row] | None)
             vals.extend(v for k, v in row.items() if "." not in k and not k.startswith("#"))
             continue
         inner = e.this if isinstance(e, exp.Alias) else e
-        vals.append(value(_aggregated(inner, group) if group is not None else inner, row))
+        try:
+            vals.append(value(_aggregated(inner, group) if group is not None else inner, row))
+        except CannotEvaluate:
+            vals.append(UNKNOWN)  # the rows are still known, as an INSERT's VALUES row with such a value is
     return vals
 
 
