@@ -152,7 +152,9 @@ def create_select_autoinc(ctx: Context) -> bool:
 
 
 def insert_two_keys(ctx: Context) -> bool:
-    if ctx.info.kind is not Kind.INSERT or ctx.info.on_duplicate is None:
+    """INSERT ... VALUES ... ON DUPLICATE KEY UPDATE on a table with two unique keys; an INSERT ... SELECT is
+    INSERT_SELECT_UPDATE alone on all three servers (upsert_select_keys.sql)."""
+    if ctx.info.kind is not Kind.INSERT or ctx.info.on_duplicate is None or ctx.info.select_source:
         return False
     return any(len(t.unique_keys) > 1 for t in _top_targets(ctx))
 
