@@ -22,7 +22,7 @@ from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal, InvalidO
 from sqlglot import exp, jsonpath
 from sqlglot.errors import ParseError, TokenError
 
-from predictor.moments import Moment, calendar_day, compare, on_day
+from predictor.moments import Moment, before, calendar_day, on_day
 from predictor.values import UNKNOWN, JsonText, Recased, decimal_of, real
 
 Value = object  # as predictor.evaluate.Value
@@ -487,12 +487,10 @@ def _extreme_reading(readings: list[Value], greatest: bool) -> Value:
     best = readings[0]
     for v in readings[1:]:
         assert isinstance(best, Moment) and isinstance(v, Moment)
-        if v == best:
-            continue
-        later = compare(v, best, ">")
+        later = before(best, v)
         if later is None:
             return UNKNOWN
-        if later == greatest:
+        if v != best and later == greatest:
             best = v
     return best
 

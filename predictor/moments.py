@@ -145,6 +145,14 @@ def compare(a: Moment, b: Moment, op: str) -> bool | None:
     return True if apart else None
 
 
+def before(a: Moment, b: Moment) -> bool | None:
+    """Whether reading ``a`` comes before ``b`` (False when they are the same value); None when not known.
+    ORDER BY (query._Key) and GREATEST / LEAST (functions._extreme_reading) order readings with it."""
+    if a == b or compare(b, a, "<"):
+        return False
+    return True if compare(a, b, "<") else None
+
+
 def _by_reading(a: Moment, b: Moment, op: str) -> bool | None:
     """Two readings of the run's clock by the statements that took them: the later statement's NOW() is up
     to STEP seconds a statement later than the earlier one's (the third bet in the module's text)."""

@@ -20,7 +20,7 @@ from sqlglot import exp
 
 from predictor.dialect import RplayMySQL
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, Value, known, number, opaque, truth, value
-from predictor.moments import Moment, compare, from_literal
+from predictor.moments import Moment, before, from_literal
 from predictor.nodes import PerRow
 
 
@@ -385,7 +385,7 @@ def _as_reading(key: tuple[tuple[int, object], ...], i: int) -> tuple[tuple[int,
 
 class _Key:
     """One ORDER BY key of a row, (0, 0) for NULL (first), else (1, value): numbers and plain strings as
-    Python orders them, clock readings when their ranges say so (moments.compare), else CannotEvaluate
+    Python orders them, clock readings when their ranges say so (moments.before), else CannotEvaluate
     (``ORDER BY expires_at`` of bundles bought a few statements apart)."""
 
     __slots__ = ("key",)
@@ -399,11 +399,10 @@ class _Key:
             return fa < fb
         if not isinstance(a, Moment) or not isinstance(b, Moment):
             return bool(a < b)  # type: ignore[operator]
-        if a == b or compare(b, a, "<"):
-            return False
-        if compare(a, b, "<"):
-            return True
-        raise CannotEvaluate("ORDER BY clock readings whose order is not known")
+        earlier = before(a, b)
+        if earlier is None:
+            raise CannotEvaluate("ORDER BY clock readings whose order is not known")
+        return earlier
 
 
 _PLAIN = frozenset("0123456789abcdefghijklmnopqrstuvwxyz -:.")
