@@ -19,7 +19,7 @@ from functools import lru_cache
 from sqlglot import exp
 
 from predictor import function_runs, nodes
-from predictor.catalog import Table
+from predictor.catalog import Generated, Table
 from predictor.codes import ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG, signal_code
 from predictor.data import DataModel, Mode, Pair, Refused, upsert_assignments, values_rows
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, known, truth, value
@@ -47,6 +47,9 @@ class Changed(dict[str, int | None]):
     def __init__(self, counts: dict[str, int | None] | None = None) -> None:
         super().__init__(counts or {})
         self.upserts: dict[str, Upsert] = {}
+
+
+_ALL_EVENTS = frozenset({"INSERT", "UPDATE", "DELETE"})
 
 
 class _Inexact(Exception):
@@ -338,9 +341,11 @@ class _Runner:
             try:
                 taken = truth(resolved(_bound(n.this, rows), self.source), {})  # a scalar subquery too
             except CannotEvaluate:
-                if not _only_signals(n):
-                    raise
-                return  # a guard that can only fail the statement: taken not to, as the fallback would
+                if not _only_signals(n):  # (a guard that can only fail the statement: taken not to)
+                    for branch in (n.args.get("true"), n.args.get("false")):
+                        if isinstance(branch, exp.Expression):
+                            self.maybe(branch, rows)
+                return
             branch = n.args.get("true") if taken else n.args.get("false")
             if isinstance(branch, exp.Expression):
                 self.node(branch, rows)
@@ -354,6 +359,78 @@ class _Runner:
             self.insert(n, rows)
         else:
             raise _Inexact(type(n).__name__)
+
+    def maybe(self, n: exp.Expression, rows: dict[str, Row | None]) -> None:
+        """A branch that may or may not run (its IF tests a value the model lost: parking_permits_app's payment
+        for an unknown permit): what it may set becomes unknown, and the rest of the body is still followed."""
+        if isinstance(n, exp.Block):
+            for x in n.expressions:
+                self.maybe(x, rows)
+        elif isinstance(n, exp.IfBlock):
+            for branch in (n.args.get("true"), n.args.get("false")):
+                if isinstance(branch, exp.Expression):
+                    self.maybe(branch, rows)
+        elif isinstance(n, exp.CaseStatement) and (chain := if_chain(n, need_else=False)) is not None:
+            self.maybe(chain, rows)
+        elif isinstance(n, exp.Set):
+            local = rows[""]
+            assert local is not None
+            for item in n.expressions:
+                eq = item.this if isinstance(item, exp.SetItem) else None
+                target = eq.this if isinstance(eq, exp.EQ) else None
+                if isinstance(target, exp.Column) and target.table.lower() == "new":
+                    self.set_new(target.name, known(UNKNOWN), rows)
+                elif isinstance(target, exp.Column) and not target.table and target.name.lower() in local:
+                    local[target.name.lower()] = UNKNOWN
+                else:
+                    raise _Inexact("SET of something other than a local variable")
+        elif isinstance(n, exp.Select) and isinstance(n.args.get("into"), exp.Into):
+            into = n.args["into"]
+            local = rows[""]
+            assert local is not None
+            for x in [into.this, *(into.expressions or ())]:
+                if not isinstance(x, exp.Column) or x.table or x.name.lower() not in local:
+                    raise _Inexact("SELECT ... INTO something other than local variables")
+                local[x.name.lower()] = UNKNOWN
+        elif isinstance(n, exp.Update) and isinstance(n.this, exp.Table) and not n.this.args.get("joins") \
+                and not n.args.get("from"):
+            self.maybe_update(n, rows)
+        elif isinstance(n, exp.Insert | exp.Delete) and isinstance(n.this, exp.Table | exp.Schema):
+            t = self._table(n.this.this if isinstance(n.this, exp.Schema) else n.this)
+            self.data.forget(t.ident)  # rows that may have come or gone
+            self.maybe_fire(t, "DELETE" if isinstance(n, exp.Delete) else "INSERT", None)
+            if isinstance(n, exp.Insert) and n.args.get("conflict") is not None:
+                self.maybe_fire(t, "UPDATE", None)
+        else:
+            raise _Inexact(f"{type(n).__name__} in a branch that may run")
+
+    def maybe_update(self, n: exp.Update, rows: dict[str, Row | None]) -> None:
+        """An UPDATE that may run: the columns it (and its table's BEFORE UPDATE triggers, ON UPDATE
+        CURRENT_TIMESTAMP, generated columns) sets are unknown in the rows its WHERE may select."""
+        t = self._table(n.this)
+        columns = {e.this.name.lower() for e in n.expressions if isinstance(e, exp.EQ)
+                   and isinstance(e.this, exp.Column)}
+        columns |= {c.name.lower() for c in t.columns if c.on_update_now or c.generated is not Generated.NO}
+        for tr in t.triggers:
+            if tr.event.upper() == "UPDATE" and tr.timing.upper() == "BEFORE":
+                columns.update(new_columns(tr.text))
+        where = n.args.get("where")
+        try:
+            cond = resolved(_bound(where.this, rows), self.source) if where is not None \
+                and not n.args.get("limit") else None
+        except CannotEvaluate:
+            cond = None
+        self.data.changed_columns(t, sorted(columns), cond)
+        self.maybe_fire(t, "UPDATE", frozenset(columns))
+
+    def maybe_fire(self, t: Table, event: str, changing: frozenset[str] | None) -> None:
+        """``t``'s rows may have been written with ``event``: its count is not known, nor what its triggers
+        (not followed) changed."""
+        self.count(t.name, None)
+        self.data.fire(t.name, frozenset({event}), None, changing)
+        for name in _reached(t, event, self.tables, self.depth, self.writer):
+            self.count(name, None)
+            self.data.fire(name, _ALL_EVENTS)  # and what the triggers of the rows those wrote did
 
     def declare(self, n: exp.Declare, rows: dict[str, Row | None]) -> None:
         local = rows[""]
