@@ -260,6 +260,11 @@ class _Attribution:
                 sc -= 0.1
             elif u.text is not None and (ex.seq, u.text) in given:
                 sc -= 0.1  # a statement writes its text once: the same text again is the next like it
+            if ex.error is not None and u.kind is UnitKind.QUERY and not u.error_code:
+                # a failed statement usually writes nothing: a text logged without an error is rather a later
+                # statement of the same text that succeeded (a retried CREATE TEMPORARY TABLE that MySQL
+                # first refused with 3748), unless there is none
+                sc -= 0.05
             if best is None or sc > best[0]:
                 best = (sc, k)
                 if sc >= 3.0:

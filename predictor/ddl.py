@@ -51,18 +51,25 @@ def _temp_ddl_logged(p: Predictor, s: SessionState) -> bool:
     return fmt == "MIXED" and not p.profile.TEMP_TABLES_NEVER_ROW
 
 
-def _log_temp_ddl(p: Predictor, b: Builder, s: SessionState) -> None:
+def _log_temp_ddl(p: Predictor, b: Builder, s: SessionState, filled_nontrans: bool = False) -> None:
+    """In a transaction (autocommit off is enough: the DDL opens it) the transaction cache keeps it, except a
+    CREATE ... SELECT filling a non-transactional table: the statement cache (MariaDB 10.11 and 11.8:
+    temp_table_autocommit_off.sql)."""
     if not s.log_bin:
         return
-    if s.multi_stmt_mode and s.in_trx:
+    if s.multi_stmt_mode and filled_nontrans:
+        p.binlog.flush([Piece(b.seq, False, True)], Cache.STMT)
+    elif s.multi_stmt_mode:
         s.trx_cache.append(Piece(b.seq, False, True))
         s.trx_keep_log = True
+        s.in_trx = True
     else:
         p.binlog.flush([Piece(b.seq, False, True)], Cache.DIRECT)
 
 
 def _gtid_temp_error(p: Predictor, s: SessionState) -> bool:
-    return p.profile.enforce_gtid and s.in_trx and s.binlog_format == "STATEMENT"
+    """MySQL's is_ddl_gtid_compatible: in_multi_stmt_transaction_mode(), so autocommit=0 before any statement too."""
+    return p.profile.enforce_gtid and s.multi_stmt_mode and s.binlog_format == "STATEMENT"
 
 
 def _warn_deprecated(p: Predictor, b: Builder, info: StatementInfo) -> None:
@@ -94,6 +101,8 @@ def handle_create_table(p: Predictor, b: Builder, info: StatementInfo, s: Sessio
                 b.error = ER_TABLE_EXISTS
             return
         logged = _temp_ddl_logged(p, s)
+        if s.multi_stmt_mode:
+            s.in_trx = s.trx_temp_created = True
         table = replace(table, temporary=True, logged_create=logged, owner=s.name)
         s.temp_tables[name.lower()] = table
         p.rows[table.ident] = 0
@@ -116,6 +125,9 @@ def handle_create_select(p: Predictor, b: Builder, info: StatementInfo, s: Sessi
     engine = info.engine or (p.profile.DEFAULT_TMP_ENGINE if info.temporary else p.profile.DEFAULT_ENGINE)
     if not info.temporary:
         p.implicit_commit(s)
+    if info.temporary and _gtid_temp_error(p, s):
+        b.error = p.profile.GTID_TEMP_IN_TRX_ERROR
+        return
     exists = s.temp_table(name) if info.temporary else p.catalog.table(name)
     if exists is not None:
         if info.if_not_exists:
@@ -167,10 +179,14 @@ def handle_create_select(p: Predictor, b: Builder, info: StatementInfo, s: Sessi
     if info.temporary:
         logged = not row and _temp_ddl_logged(p, s)
         s.temp_tables[name.lower()] = replace(table, logged_create=logged)
+        if s.multi_stmt_mode:  # it opens the transaction; its rows are written with the table's engine
+            s.in_trx = s.trx_temp_created = True
+            if p.profile.COMBINED_ENGINES_WARNING and not s.trx_engines_warned:
+                s.trx_engines |= {p.profile.engine(engine).name}
         if row:
             stick_to_row(p, s)
         if logged:
-            _log_temp_ddl(p, b, s)
+            _log_temp_ddl(p, b, s, filled_nontrans=not p.profile.engine(engine).transactional)
         return
     p.catalog.put_table(table)
     if not s.log_bin:
@@ -224,6 +240,7 @@ def handle_drop_table(p: Predictor, b: Builder, info: StatementInfo, s: SessionS
         b.error = p.profile.GTID_TEMP_IN_TRX_ERROR
         return
     logged_temp = False
+    s.trx_temp_dropped = s.trx_temp_dropped or (bool(temps) and s.multi_stmt_mode)
     for n in temps:
         t = s.temp_tables.pop(n.lower())
         p.rows.pop(t.ident, None)

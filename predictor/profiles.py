@@ -228,6 +228,8 @@ class Profile:
     6414, "Combining the storage engines MyISAM and InnoDB is deprecated")."""
     GTID_TEMP_IN_TRX_ERROR: ClassVar[int] = 1787
     """Error for CREATE/DROP TEMPORARY TABLE inside a transaction under enforce_gtid_consistency."""
+    TEMP_TABLE_ROLLBACK_WARNINGS: ClassVar[tuple[int | None, int | None]] = (None, None)
+    """What ROLLBACK warns when the transaction created / dropped a temporary table (MariaDB: nothing)."""
     SAVEPOINT_NEEDS_CACHE: ClassVar[bool] = True
     """A SAVEPOINT is written only when the transaction cache already holds something (MySQL 9.7, MariaDB
     10.11 and 11.8: fixtures/seeds/003_logging_rules/savepoints.sql)."""
@@ -322,6 +324,10 @@ class MySQL80(Profile):
     SELF_SUBQUERY_ERROR = 1093
     """Seen on 9.7.4: DELETE FROM t WHERE v > (SELECT MAX(v) FROM t) is refused, nothing logged
     (fixtures/seeds/003_logging_rules/loops_subqueries_and_savepoints.sql); documented since 5.x."""
+    TEMP_TABLE_ROLLBACK_WARNINGS = (1751, 1752)
+    """Seen on 9.7.4: ROLLBACK of a transaction that created a temporary table warns 1751, also in MIXED where
+    the CREATE was not logged (temp_table_autocommit_off.sql); 1752 for a dropped one, from the source
+    (Transaction_ctx::push_unsafe_rollback_warnings, 8.0 on)."""
 
 
 class MySQL84(MySQL80):

@@ -85,6 +85,8 @@ class SessionState:
     trx_modified_nontrans: bool = False  # transaction.all.modified_non_trans_table
     trx_keep_log: bool = False  # OPTION_KEEP_LOG: temporary tables created/dropped in the transaction
     trx_nontrans_temp: bool = False
+    trx_temp_created: bool = False  # a temporary table was created in the open transaction (MySQL's 1751)
+    trx_temp_dropped: bool = False  # one was dropped (1752)
     trx_engines_warned: bool = False  # MySQL 9.7's 6414 (engines combined) was given in this transaction
     trx_engines: frozenset[str] = frozenset()  # the engines this transaction wrote (for the 6414), when warned of
     savepoints: list[Savepoint] = field(default_factory=list)
@@ -155,6 +157,7 @@ class SessionState:
         self.trx_modified_nontrans = False
         self.trx_keep_log = False
         self.trx_nontrans_temp = False
+        self.trx_temp_created = self.trx_temp_dropped = False
         self.trx_engines_warned = False
         self.trx_engines = frozenset()
         self.next_isolation = None

@@ -38,6 +38,11 @@ def handle_commit(p: Predictor, b: Builder, info: StatementInfo, s: SessionState
 def handle_rollback(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
     if s.trx_modified_nontrans:
         b.warnings.add(ER_WARNING_NOT_COMPLETE_ROLLBACK)
+    created, dropped = p.profile.TEMP_TABLE_ROLLBACK_WARNINGS
+    if s.trx_temp_created and created:
+        b.warnings.add(created)
+    if s.trx_temp_dropped and dropped:
+        b.warnings.add(dropped)
     p.rollback(s)
     if info.chain:
         s.in_trx, s.explicit = True, True

@@ -57,6 +57,7 @@ class Unit:
     rows: list[Rows] = field(default_factory=list)
     tables: dict[int, TableMap] = field(default_factory=dict)
     closed: bool = False
+    error_code: int = 0  # a Query's: the error the statement was logged with (a partial non-transactional write)
 
 
 @dataclass
@@ -147,7 +148,7 @@ def split_groups(events: Iterable[Event]) -> tuple[list[Event], list[Group], lis
         if isinstance(ev, Query):
             if cur.thread_id is None:
                 cur.thread_id = ev.thread_id
-            u = Unit(UnitKind.QUERY, cur.index, [*pending, i], ev.text, closed=True)
+            u = Unit(UnitKind.QUERY, cur.index, [*pending, i], ev.text, closed=True, error_code=ev.error_code)
             pending.clear()
             cur.units.append(u)
             unit = None

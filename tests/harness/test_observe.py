@@ -189,6 +189,14 @@ CASES = [
           "ROLLBACK TO SAVEPOINT sp1", "COMMIT", "INSERT INTO u (ref) VALUES (UUID())"),
          {0: "STATEMENT direct 0", 2: "STATEMENT trx 1", 3: "STATEMENT trx 1",
           7: "ROW trx 2 u:write::id,ref"}),
+    Case("a statement that failed wrote nothing: the same text run again after a session change takes the "
+         "query logged without an error (a child row refused 1452, then inserted with foreign_key_checks=0)",
+         ("--binlog-format=STATEMENT",),
+         ("CREATE TABLE p (id INT PRIMARY KEY) ENGINE=InnoDB",
+          "CREATE TABLE c (id INT PRIMARY KEY, p INT, FOREIGN KEY (p) REFERENCES p (id)) ENGINE=InnoDB",
+          "INSERT INTO c VALUES (1, 9)", "SET foreign_key_checks = 0", "INSERT INTO c VALUES (1, 9)",
+          "SET foreign_key_checks = 1"),
+         {0: "STATEMENT direct 0", 1: "STATEMENT direct 1", 4: "STATEMENT trx 2"}, errors={2: 1452}),
 ]
 
 
