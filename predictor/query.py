@@ -47,10 +47,11 @@ def output_name(e: exp.Expression) -> str:
     return e.sql(dialect=RplayMySQL)
 
 
-def select_rows(q: exp.Expression, sources: Sources) -> Result | None:
-    """Output column names and rows of a SELECT / UNION, or None when it cannot be evaluated."""
+def select_rows(q: exp.Expression, sources: Sources, lenient: bool = False) -> Result | None:
+    """Output column names and rows of a SELECT / UNION, or None when it cannot be evaluated. ``lenient``: a
+    WHERE keeps the rows it cannot decide (a bet: a cursor's passes, see calls.py)."""
     try:
-        return _query(q, sources)
+        return _query(q, sources, lenient)
     except (CannotEvaluate, RecursionError):
         return None
 
@@ -65,10 +66,11 @@ def matching_rows(tables: exp.Expression, joins: Sequence[exp.Expression], where
         return None
 
 
-def filtered(rows: Sequence[Row], condition: exp.Expression, keys: Sequence[tuple[str, ...]] = ()) -> list[Row]:
+def filtered(rows: Sequence[Row], condition: exp.Expression, keys: Sequence[tuple[str, ...]] = (),
+             lenient: bool = False) -> list[Row]:
     """The rows ``condition`` selects, in order; raises CannotEvaluate when it cannot be said for a row, unless
     the condition pins a unique key (``code = 'X' AND ...``) and another row surely matches: the row that
-    cannot be evaluated would hold the same key."""
+    cannot be evaluated would hold the same key. ``lenient``: such a row is kept."""
     sure: list[Row] = []
     unsure = False
     for r in rows:
@@ -77,6 +79,10 @@ def filtered(rows: Sequence[Row], condition: exp.Expression, keys: Sequence[tupl
                 sure.append(r)
         except CannotEvaluate:
             unsure = True
+            if lenient:
+                sure.append(r)
+    if lenient:
+        return sure
     if unsure and not (sure and pins_key(condition, keys)):
         raise CannotEvaluate("condition on an unknown value")
     return sure
@@ -218,9 +224,9 @@ def _correlated(n: exp.Expression, row: Row, sources: Sources) -> exp.Expression
     return n.transform(put)
 
 
-def _query(q: exp.Expression, sources: Sources) -> Result:
+def _query(q: exp.Expression, sources: Sources, lenient: bool = False) -> Result:
     if isinstance(q, exp.Subquery):
-        return _query(q.this, sources)
+        return _query(q.this, sources, lenient)
     ctes = q.args.get("with_") or q.args.get("with")
     if isinstance(ctes, exp.With):
         q = q.copy()
@@ -244,7 +250,7 @@ def _query(q: exp.Expression, sources: Sources) -> Result:
     if where is not None:
         single = frm.this if frm is not None and not joins and isinstance(frm.this, exp.Table) else None
         src = sources(single.name) if single is not None else None
-        rows = filtered(rows, resolved(where.this, sources), src.keys if src is not None else ())
+        rows = filtered(rows, resolved(where.this, sources), src.keys if src is not None else (), lenient)
     items = [resolved(e, sources) for e in q.expressions]
     names = _names(items, frm, sources)
     group = q.args.get("group")
