@@ -19,6 +19,7 @@ from sqlglot import exp
 from predictor.dialect import RplayMySQL
 from predictor.evaluate import CannotEvaluate, known, value
 from predictor.parse import parse_expression
+from predictor.query import Sources, resolved
 from predictor.routines import Bindings, substitute
 
 
@@ -39,7 +40,7 @@ def excluded(guards: tuple[Guard, ...], bindings: Bindings) -> bool:
 
 
 def taken(guards: tuple[Guard, ...], bindings: Bindings, decided: Decided | None = None,
-          row_count: int | None = None) -> bool | None:
+          row_count: int | None = None, sources: Sources | None = None) -> bool | None:
     """Whether the CALL surely reaches a statement behind ``guards`` (True), surely not (False), or either.
     ``decided`` keeps each IF's truth from its first statement on: ``IF v IS NULL THEN ... SET v = 1; COMMIT;
     END IF`` runs the COMMIT, though ``v IS NULL`` no longer holds there. ``row_count``: ROW_COUNT() where
@@ -47,11 +48,11 @@ def taken(guards: tuple[Guard, ...], bindings: Bindings, decided: Decided | None
     out: bool | None = True
     for g in guards:
         if decided is None:
-            truth = holds(g.condition, bindings, row_count)
+            truth = holds(g.condition, bindings, row_count, sources)
         elif g.at in decided:
             truth = decided[g.at]
         else:
-            truth = decided[g.at] = holds(g.condition, bindings, row_count)
+            truth = decided[g.at] = holds(g.condition, bindings, row_count, sources)
         if truth is None:
             out = None
         elif truth != g.holds:
@@ -59,8 +60,11 @@ def taken(guards: tuple[Guard, ...], bindings: Bindings, decided: Decided | None
     return out
 
 
-def holds(condition: str, bindings: Bindings, row_count: int | None = None) -> bool | None:
-    """An IF (or a loop's test) condition's truth for ``bindings``; None when the values do not decide it."""
+def holds(condition: str, bindings: Bindings, row_count: int | None = None,
+          sources: Sources | None = None) -> bool | None:
+    """An IF (or a loop's test) condition's truth for ``bindings``; None when the values do not decide it.
+    ``sources``: the data model's tables, for a subquery (``IF EXISTS (SELECT 1 FROM repayments WHERE
+    payment_ref = p_ref) THEN SIGNAL``: loan_servicing_app's duplicate payment)."""
     cond = parse_expression(condition)
     if cond is None:
         return None
@@ -68,7 +72,8 @@ def holds(condition: str, bindings: Bindings, row_count: int | None = None) -> b
         cond = cond.transform(lambda x: known(row_count, "ROW_COUNT()") if isinstance(x, exp.Anonymous)
                               and x.name.upper() == "ROW_COUNT" and not x.expressions else x)
     try:
-        v = value(substitute(cond, bindings), {})
+        bound = substitute(cond, bindings)
+        v = value(resolved(bound, sources) if sources is not None else bound, {})
     except CannotEvaluate:
         return None
     if v is not None and not isinstance(v, int | str | Decimal):

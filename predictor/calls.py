@@ -16,7 +16,7 @@ from predictor.binlog import Builder, ColumnOrder
 from predictor.branches import Decided, holds, taken
 from predictor.catalog import Routine
 from predictor.codes import ER_SP_DOES_NOT_EXIST
-from predictor.data import PARSES_PER_ROUTINE
+from predictor.data import PARSES_PER_CALL
 from predictor.decide import ER_GTID_UNSAFE_NON_TRANSACTIONAL_TABLE, ER_UNSAFE_STATEMENT
 from predictor.dialect import RplayMySQL
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Value, value
@@ -88,13 +88,23 @@ def unroll(p: Predictor, b: Builder, routine: Routine, s: SessionState, call: st
             depth: int, final: dict[str, exp.Expression] | None = None) -> None:
     """CALL is unrolled: each statement of the body is decided and logged on its own, under the CALL, with
     the CALL's arguments in its text where the data model follows what it writes (predictor/routines.py);
-    a counted loop's statements once per pass (predictor/loops.py)."""
+    a counted loop's statements once per pass (predictor/loops.py). A workload's CALL parses from its own
+    allowance (PARSES_PER_CALL), not from the data model's budget."""
+    if depth > 0:
+        _unroll(p, b, routine, s, call, outer, depth, final)
+        return
+    budget = p.data.parses_left
+    p.data.parses_left = PARSES_PER_CALL
+    try:
+        _unroll(p, b, routine, s, call, outer, depth, final)
+    finally:
+        p.data.parses_left = budget
+
+
+def _unroll(p: Predictor, b: Builder, routine: Routine, s: SessionState, call: str, outer: Bindings | None,
+            depth: int, final: dict[str, exp.Expression] | None) -> None:
     routine = settled(p, routine)
     body = routine.body
-    funded = f"CALL {routine.name.lower()}"
-    if funded not in p.analyses:  # a routine called for the first time: parses for its body (PARSES_PER_ROUTINE)
-        p.analyses.add(funded)
-        p.data.parses_left += PARSES_PER_ROUTINE
     bound: dict[str, dict[str, exp.Expression]] = {}  # computed on first need: "" -> the CALL's bindings
 
     def bindings() -> dict[str, exp.Expression]:
@@ -333,7 +343,8 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
          bindings: Callable[[], Bindings], depth: int, decided: Decided, loose: set[int]) -> bool:
     """Decide and log body statements under the CALL's builder; False when one failed (the CALL ends)."""
     for sub in statements:
-        reached = taken(sub.guards, bindings(), decided, s.rows_changed) if sub.guards else True
+        reached = taken(sub.guards, bindings(), decided, s.rows_changed, lambda name: table_source(p, name, s)) \
+            if sub.guards else True
         if reached is False:
             continue  # an IF branch the CALL's values do not take
         if CONDITION in sub.extra:  # an IF's test: no statement, but MySQL decides its unsafe functions

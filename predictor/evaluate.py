@@ -259,6 +259,9 @@ def value(e: exp.Expression, row: Row, values: Row | None = None) -> Value:
             return clock
     if isinstance(e, exp.Div):
         return _quotient(value(e.this, row, values), value(e.expression, row, values))
+    if isinstance(e, exp.Neg) and not isinstance(e.this, exp.Literal):  # -p_n (POW(1 + r, -p_n) of an inlined
+        v = value(e.this, row, values)  # function: loan_servicing_app's fn_monthly_payment)
+        return v if v is None or v is UNKNOWN else -v if number(v) else UNKNOWN  # type: ignore[operator]
     for cls, fn in _ARITH.items():
         if isinstance(e, cls):
             a, b = value(e.this, row, values), value(e.expression, row, values)

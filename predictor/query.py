@@ -66,22 +66,27 @@ def matching_rows(tables: exp.Expression, joins: Sequence[exp.Expression], where
         return None
 
 
+LENIENT_ROWS = 8
+"""At most this many undecided rows are bet to match (a cursor's passes): more (loan_servicing_app's autopay
+cursor over loans joined to 72 schedule lines whose dates the model knows only to the day) is no bet at all."""
+
+
 def filtered(rows: Sequence[Row], condition: exp.Expression, keys: Sequence[tuple[str, ...]] = (),
              lenient: bool = False) -> list[Row]:
     """The rows ``condition`` selects, in order; raises CannotEvaluate when it cannot be said for a row, unless
     the condition pins a unique key (``code = 'X' AND ...``) and another row surely matches: the row that
-    cannot be evaluated would hold the same key. ``lenient``: such a row is kept."""
+    cannot be evaluated would hold the same key. ``lenient``: such a row is kept, up to LENIENT_ROWS of them."""
     sure: list[Row] = []
-    unsure = False
+    unsure = 0
     for r in rows:
         try:
             if truth(condition, r):
                 sure.append(r)
         except CannotEvaluate:
-            unsure = True
+            unsure += 1
             if lenient:
                 sure.append(r)
-    if lenient:
+    if lenient and unsure <= LENIENT_ROWS:
         return sure
     if unsure and not (sure and pins_key(condition, keys)):
         raise CannotEvaluate("condition on an unknown value")

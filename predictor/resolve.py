@@ -9,7 +9,7 @@ from predictor.analyze import CONDITION, Kind, Op, StatementInfo, Write
 from predictor.branches import never_taken
 from predictor.catalog import Catalog, Table
 from predictor.session import SessionState
-from predictor.triggers import new_columns
+from predictor.triggers import new_columns, update_sets
 
 
 @dataclass(frozen=True)
@@ -126,8 +126,8 @@ def _resolve_write(acc: Access, w: Write, info: StatementInfo, catalog: Catalog,
     if info.on_duplicate:
         events.append("UPDATE")
     # an UPDATE's trigger statements in branches no row takes (NEW.c is OLD.c for the columns it leaves alone)
-    cols = with_trigger_columns(t, w) if w.op is Op.UPDATE else None
-    unchanged = frozenset(c.name.lower() for c in t.columns) - {c.lower() for c in cols} if cols else frozenset()
+    unchanged = frozenset(c.name.lower() for c in t.columns) - update_sets(t, w.columns) \
+        if w.op is Op.UPDATE and w.columns else frozenset()
     for trig in t.triggers:
         if trig.event in events and depth < 8:
             acc.body_select = acc.body_select or _reads_only(trig.body, catalog, session)

@@ -11,7 +11,7 @@ from sqlglot import exp
 
 from predictor import fresh, ranges, triggers, views
 from predictor.analyze import SETS_INSERT_ID, Kind, Op, StatementInfo
-from predictor.catalog import ForeignKey, Generated, Table
+from predictor.catalog import ForeignKey, Table
 from predictor.codes import ER_BAD_NULL, ER_WARNING_NOT_COMPLETE_ROLLBACK
 from predictor.data import POSITION, SKIPPED, Mode, Pair, Refused, WriteOutcome, upsert_assignments, values_rows
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, value
@@ -107,12 +107,7 @@ def _changing(p: Predictor, info: StatementInfo, table: str, columns: Sequence[s
     t = lookup(table, p.catalog, s)
     if info.kind is not Kind.UPDATE or columns is None or t is None:
         return None
-    out = {c.lower() for c in columns} | {c.name.lower() for c in t.columns
-                                          if c.on_update_now or c.generated is not Generated.NO}
-    for tr in t.triggers:
-        if tr.event.upper() == "UPDATE" and tr.timing.upper() == "BEFORE":
-            out.update(triggers.new_columns(tr.text))
-    return frozenset(out)
+    return triggers.update_sets(t, columns)
 
 
 def _plain(p: Predictor, info: StatementInfo, s: SessionState) -> bool:
@@ -226,9 +221,12 @@ def _fire(p: Predictor, s: SessionState, info: StatementInfo, t: Table, event: s
         return
     used = frozenset(r.lower() for r in info.reads) | frozenset(info.write_names)
     progress = [0]
+    w = next((w for w in info.writes if w.table.lower() == t.name.lower()), None)
+    changing = _changing(p, info, t.name, w.columns, s) if w is not None and event == "UPDATE" else None
     got = fired[t.name.lower()] = triggers.run(
         p.data, t, event, pairs, lambda name: lookup(name, p.catalog, s), lambda x: p.journal(s, x),
-        lambda body: _bound_body(p, s, body), dup_fails, used, writer=p.writing_function, progress=progress)
+        lambda body: _bound_body(p, s, body), dup_fails, used, writer=p.writing_function, progress=progress,
+        changing=changing)
     if got is None:
         _forget_set_new(p, t, event, pairs[progress[0]:])
 
@@ -413,6 +411,9 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
                         and res.insert_id is not None:
                     s.last_insert_id = res.insert_id
                 _fire(p, s, info, t, "UPDATE", pairs if res is not None else None, fired, not info.ignore)
+                ran = fired.get(t.name.lower())
+                if changed == 0 and ran is not None and ran.reworked:
+                    changed = ran.reworked  # a BEFORE trigger changed what the SET left as it was (a version)
                 if res is not None and res.warnings:
                     out = replace(out, warnings=out.warnings | res.warnings)
                 if res is not None and res[1]:

@@ -47,6 +47,7 @@ class Changed(dict[str, int | None]):
     def __init__(self, counts: dict[str, int | None] | None = None) -> None:
         super().__init__(counts or {})
         self.upserts: dict[str, Upsert] = {}
+        self.reworked = 0  # rows of the fired table whose NEW a BEFORE trigger made differ from OLD
 
 
 _ALL_EVENTS = frozenset({"INSERT", "UPDATE", "DELETE"})
@@ -74,7 +75,7 @@ def run(data: DataModel, t: Table, event: str, pairs: Sequence[Pair], tables: Ca
         bind: Callable[[exp.Expression], exp.Expression] = lambda body: body,
         dup_fails: bool = False, used: frozenset[str] = frozenset(), depth: int = 0,
         writer: Callable[[str], str | None] = lambda name: None,
-        progress: list[int] | None = None) -> Changed | None:
+        progress: list[int] | None = None, changing: frozenset[str] | None = None) -> Changed | None:
     """Fire ``t``'s triggers for ``event`` once per pair, BEFORE ones first; None when they cannot be followed
     (what they already changed is then overwritten by the caller's fallback). ``bind`` puts the session's
     known user variables into a body (predictor/variables.py). ``dup_fails``: a duplicate key a BEFORE trigger's
@@ -83,7 +84,8 @@ def run(data: DataModel, t: Table, event: str, pairs: Sequence[Pair], tables: Ca
     rows a body changes run too (``depth``: how deep, as on the servers' nesting of trigger calls).
     ``writer(name)``: the CREATE text of stored function ``name`` if it writes (a body's call of it runs once
     on the data model, as a statement's: predictor/function_runs.py), else None. ``progress``, when None is
-    returned, gets the number of rows whose BEFORE triggers ran (their SET NEW values are in the rows)."""
+    returned, gets the number of rows whose BEFORE triggers ran (their SET NEW values are in the rows).
+    ``changing``: the columns an UPDATE may change (None: any); for the others NEW.c is OLD.c (``_unchanged``)."""
     triggers = sorted((tr for tr in t.triggers if tr.event.upper() == event),
                       key=lambda tr: tr.timing.upper() != "BEFORE")
     changed = Changed(dict.fromkeys(_reached(t, event, tables, depth, writer), 0))
@@ -92,7 +94,9 @@ def run(data: DataModel, t: Table, event: str, pairs: Sequence[Pair], tables: Ca
     found = [_body(tr.text) for tr in triggers]
     if any(b is None for b in found):
         return None
-    bodies = [(bind(b), tr.timing.upper() == "BEFORE") for b, tr in zip(found, triggers, strict=True)
+    same = frozenset(c.name.lower() for c in t.columns) - changing if event == "UPDATE" and changing is not None \
+        else frozenset()
+    bodies = [(_unchanged(bind(b), same), tr.timing.upper() == "BEFORE") for b, tr in zip(found, triggers, strict=True)
               if b is not None]
     runner = _Runner(data, tables, journal, changed, t, dup_fails, used | {t.name.lower()}, bind, depth, writer)
     settled = 0  # rows whose BEFORE triggers ran
@@ -104,6 +108,8 @@ def run(data: DataModel, t: Table, event: str, pairs: Sequence[Pair], tables: Ca
                 _run_row(runner, body, before, old, new, i)
                 new = runner.last_new  # as a BEFORE trigger's SET NEW.c left it, for the AFTER ones
             settled = i + 1
+            if old is not None and new is not None and old != new:
+                changed.reworked += 1  # (an UPDATE of a column to its value whose trigger bumps a version)
     except (_Inexact, CannotEvaluate):
         if progress is not None:
             # an AFTER trigger was not followed: the later rows' BEFORE triggers still give their NEW values
@@ -126,6 +132,28 @@ def _run_row(runner: _Runner, body: exp.Expression, before: bool, old: Row | Non
     except _Signal as sig:
         raise Signalled(sig.code, i, sig.raised_in_body, before and sig.raised_in_body) from None
     runner.last_new = rows["new"]
+
+
+def _unchanged(body: exp.Expression, same: frozenset[str]) -> exp.Expression:
+    """``body`` with ``NEW.c <> OLD.c`` false and ``OLD.c <=> NEW.c`` true for the columns ``same`` the UPDATE
+    leaves as they were: an audit trigger's status-change test is decided even where the model lost the
+    status (loan_servicing_app's ``IF NEW.status <> OLD.status`` on an UPDATE of a loan's autopay flag)."""
+    if not same:
+        return body
+
+    def side(x: exp.Expression) -> tuple[str, str] | None:
+        if isinstance(x, exp.Column) and x.table.lower() in ("old", "new") and x.name.lower() in same:
+            return x.table.lower(), x.name.lower()
+        return None
+
+    def put(x: exp.Expression) -> exp.Expression:
+        if isinstance(x, exp.NEQ | exp.NullSafeEQ):
+            a, b = side(x.this), side(x.expression)
+            if a is not None and b is not None and a[1] == b[1] and a[0] != b[0]:
+                return exp.true() if isinstance(x, exp.NullSafeEQ) else exp.false()  # (NULL <> NULL: not true)
+        return x
+
+    return body.copy().transform(put)
 
 
 def _before_only(runner: _Runner, bodies: Sequence[tuple[exp.Expression, bool]], pairs: Sequence[Pair],
@@ -408,12 +436,7 @@ class _Runner:
         """An UPDATE that may run: the columns it (and its table's BEFORE UPDATE triggers, ON UPDATE
         CURRENT_TIMESTAMP, generated columns) sets are unknown in the rows its WHERE may select."""
         t = self._table(n.this)
-        columns = {e.this.name.lower() for e in n.expressions if isinstance(e, exp.EQ)
-                   and isinstance(e.this, exp.Column)}
-        columns |= {c.name.lower() for c in t.columns if c.on_update_now or c.generated is not Generated.NO}
-        for tr in t.triggers:
-            if tr.event.upper() == "UPDATE" and tr.timing.upper() == "BEFORE":
-                columns.update(new_columns(tr.text))
+        columns = _changing(t, n)
         where = n.args.get("where")
         try:
             cond = resolved(_bound(where.this, rows), self.source) if where is not None \
@@ -421,7 +444,7 @@ class _Runner:
         except CannotEvaluate:
             cond = None
         self.data.changed_columns(t, sorted(columns), cond)
-        self.maybe_fire(t, "UPDATE", frozenset(columns))
+        self.maybe_fire(t, "UPDATE", columns)
 
     def maybe_fire(self, t: Table, event: str, changing: frozenset[str] | None) -> None:
         """``t``'s rows may have been written with ``event``: its count is not known, nor what its triggers
@@ -624,9 +647,9 @@ class _Runner:
                 raise _Inexact(f"the trigger's UPDATE fails ({refused.code})") from None
             raise _Signal(refused.code) from None  # the statement fails with it, and is undone (trigger_check.sql)
         self.count(t.name, None if got is None else got[0])
-        self.fire(t, "UPDATE", pairs if got is not None else None)
+        self.fire(t, "UPDATE", pairs if got is not None else None, _changing(t, n))
 
-    def fire(self, t: Table, event: str, pairs: list[Pair] | None) -> None:
+    def fire(self, t: Table, event: str, pairs: list[Pair] | None, changing: frozenset[str] | None = None) -> None:
         """The triggers of the rows a body's statement changed (a reading's trigger updates its device, whose
         AFTER UPDATE trigger logs only a status change: iot_app)."""
         if not any(tr.event.upper() == event for tr in t.triggers):
@@ -635,7 +658,7 @@ class _Runner:
             raise _Inexact("triggers of rows not followed")
         try:
             got = run(self.data, t, event, pairs, self.tables, self.journal, self.bind, self.dup_fails, self.used,
-                      self.depth + 1, self.writer)
+                      self.depth + 1, self.writer, changing=changing)
         except Signalled as sig:
             raise _Signal(sig.code, sig.raised_in_body) from None
         if got is None:
@@ -644,6 +667,24 @@ class _Runner:
 
     def count(self, table: str, n: int | None) -> None:
         count(self.changed, table, n)
+
+
+def _changing(t: Table, n: exp.Update) -> frozenset[str]:
+    """The columns of ``t`` a body's UPDATE may change (``update_sets``)."""
+    return update_sets(t, [e.this.name for e in n.expressions if isinstance(e, exp.EQ)
+                           and isinstance(e.this, exp.Column)])
+
+
+def update_sets(t: Table, columns: Sequence[str]) -> frozenset[str]:
+    """The columns of ``t`` an UPDATE assigning ``columns`` may change: those, ON UPDATE CURRENT_TIMESTAMP and
+    generated ones, and those its BEFORE UPDATE triggers assign (``SET NEW.c``; a NEW.c they only read keeps
+    its value: loan_servicing_app's ``IF NEW.status IN (...)`` in a trigger that sets other columns)."""
+    out = {c.lower() for c in columns}
+    out |= {c.name.lower() for c in t.columns if c.on_update_now or c.generated is not Generated.NO}
+    for tr in t.triggers:
+        if tr.event.upper() == "UPDATE" and tr.timing.upper() == "BEFORE":
+            out.update(set_new_columns(tr.text))
+    return frozenset(out)
 
 
 def merge(total: Changed, got: Changed) -> None:
