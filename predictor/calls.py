@@ -366,7 +366,9 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
         if sub.kind is Kind.CALL and depth < 8:
             r = p.catalog.routine("PROCEDURE", sub.name or "")
             if r is not None:
-                unroll(p, b, r, s, text or "", bindings(), depth + 1)
+                # the CALL's own text: its arguments are bound from the caller's values there, a date the
+                # caller holds as a clock reading too (its text would not say: loan_servicing_app's v_first)
+                unroll(p, b, r, s, sub.text if sub.text is not None else text or "", bindings(), depth + 1)
                 if b.error is not None and not _continues(p, b, routine, s, bindings, depth, decided, loose):
                     return False  # an error in a called procedure ends its callers too
             continue

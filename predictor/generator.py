@@ -14,6 +14,7 @@ from sqlglot import exp
 from sqlglot.generators.mysql import MySQLGenerator
 
 from predictor import nodes
+from predictor.moments import RUN_AT, Moment, calendar_day
 from predictor.values import double_sql
 
 
@@ -71,6 +72,10 @@ class RplayGenerator(MySQLGenerator):
             return str(v) if isinstance(v, Decimal) else str(int(v))
         if isinstance(v, float):
             return double_sql(v)
+        if isinstance(v, Moment) and v.date and RUN_AT.get() is not None and (day := calendar_day(v)) is not None:
+            return self.sql(exp.Literal.string(day.isoformat()))  # a date whole days / months from today, by the
+            # bets of predictor/moments.py, when the run's day is known (loan_servicing_app's schedule from a first
+            # due date a procedure read); without it the text would be compared as a day the run may not be on
         if not isinstance(v, str):  # a clock reading, a UUID: no SQL text says it, so statements see it unknown
             from predictor.routines import UNKNOWN_NAME
 

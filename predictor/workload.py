@@ -6,6 +6,8 @@ Format (see README "Workload files"):
 - ``-- replica`` makes the next statement run on the replica only;
 - ``-- expect[QUALIFIERS]: k=v ...`` is an expectation for the next statement;
 - header lines ``-- title:``, ``-- seed:``, ``-- config:``, ``-- servers:`` describe a fixture case;
+  ``-- clock: run`` has ``rplay check`` predict as ``rplay run`` does, against the time it starts (a fixture
+  whose statements bind dates computed from today; see predictor/moments.py, RUN_AT);
 - other ``--`` lines and ``#`` lines are comments.
 
 Expectation keys (all optional, checked against the record of the next statement):
@@ -64,6 +66,7 @@ class Headers:
     seed: str = ""
     configs: tuple[tuple[tuple[str, str], ...], ...] = ()
     servers: tuple[str, ...] = ()
+    clock_run: bool = False  # ``-- clock: run``: predicted against the time the check starts
 
     @property
     def predict_only(self) -> bool:
@@ -115,6 +118,7 @@ def parse_workload(text: str, name: str = "<workload>") -> Workload:
     title = seed = ""
     configs: list[tuple[tuple[str, str], ...]] = []
     servers: list[str] = []
+    clock_run = False
 
     def flush(sql: str, lineno: int) -> None:
         nonlocal replica_next, pending_expect
@@ -154,6 +158,10 @@ def parse_workload(text: str, name: str = "<workload>") -> Workload:
                         raise WorkloadError(f"{name}:{lineno}: bad config: {e.message}") from None
                 elif low.startswith("servers:"):
                     servers.extend(s.strip() for s in body[8:].replace(",", " ").split())
+                elif low.startswith("clock:"):
+                    if body[6:].strip().lower() != "run":
+                        raise WorkloadError(f"{name}:{lineno}: clock: expects 'run'")
+                    clock_run = True
                 continue
             if stripped.upper().startswith("DELIMITER ") or stripped.upper() == "DELIMITER":
                 parts = stripped.split()
@@ -169,7 +177,7 @@ def parse_workload(text: str, name: str = "<workload>") -> Workload:
             buf = []
     if buf:
         flush("\n".join(buf), start_line)
-    return Workload(name, tuple(stmts), Headers(title, seed, tuple(configs), tuple(servers)))
+    return Workload(name, tuple(stmts), Headers(title, seed, tuple(configs), tuple(servers), clock_run))
 
 
 def load_workload(path: Path | str) -> Workload:

@@ -11,6 +11,7 @@ import argparse
 import shutil
 import sys
 import tempfile
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -79,8 +80,10 @@ def predict(workload: Workload, profile: str, config: Mapping[str, str],
     """The prediction, or no records and the reason when the predictor failed."""
     from predictor.predict import predict_workload
 
+    run_at = time.time() if workload.headers.clock_run else None
     try:
-        return predict_workload(workload, profile, session_vars=config, engines=engines or None), None
+        return predict_workload(workload, profile, session_vars=config, engines=engines or None,
+                                run_at=run_at), None
     except RplayError as e:
         return [], f"predictor failed: {e}"
 
