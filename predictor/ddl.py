@@ -277,6 +277,8 @@ def handle_alter(p: Predictor, b: Builder, info: StatementInfo, s: SessionState)
         b.error = ER_NO_SUCH_TABLE
         return
     _warn_deprecated(p, b, info)
+    for other in p.sessions.values():  # routine statements using the table are prepared again (calls._prepared)
+        other.prepared = {k: v for k, v in other.prepared.items() if t.name.lower() not in v}
     gone = {d.lower() for d in info.dropped_columns}
     renames: dict[str, str] = {}
     current = list(t.columns)
@@ -420,6 +422,8 @@ def handle_create_routine(p: Predictor, b: Builder, info: StatementInfo, s: Sess
         b.error = ER_SP_ALREADY_EXISTS
         return
     p.catalog.put_routine(Routine(info.name or "", kind, info.body, info.signature or Signature(), b.sql))
+    for other in p.sessions.values():  # a new version: prepared again where it runs
+        other.prepared = {k: v for k, v in other.prepared.items() if k[0] != (info.name or "").lower()}
     log_direct(p, b, s)
 
 

@@ -222,7 +222,8 @@ class Profile:
     DEPRECATED_FUNCTIONS: ClassVar[frozenset[str]] = frozenset()
     """Functions whose every use (also inside a routine, trigger or view definition) warns 1287."""
     DEPRECATED_OUTSIDE_ROUTINES: ClassVar[frozenset[str]] = frozenset()
-    """Functions that warn 1287 in a statement's own text only."""
+    """Functions that warn 1287 in a statement's own text, and in a routine's body when a connection other than
+    the creating one first parses the routine (its first CALL there)."""
     COMBINED_ENGINES_WARNING: ClassVar[int | None] = None
     """Warning when a statement or transaction updates a transactional and a non-transactional table (9.7:
     6414, "Combining the storage engines MyISAM and InnoDB is deprecated")."""
@@ -356,7 +357,9 @@ class MySQL97(MySQL84):
     SELECT SQL_CALC_FOUND_ROWS (fixtures/workloads/library_app.sql)."""
     DEPRECATED_OUTSIDE_ROUTINES = frozenset({"VALUES"})
     """Seen on 9.7.4: VALUES(col) in ON DUPLICATE KEY UPDATE warns 1287 in a statement, not in a CREATE
-    PROCEDURE's body nor when the procedure runs (fixtures/workloads/warehouse_app.sql)."""
+    PROCEDURE's body nor when the procedure runs in the session that created it
+    (fixtures/workloads/warehouse_app.sql); another session's first CALL, which parses the procedure into its
+    cache, warns (routine_parse_warning.sql; loan_servicing_app's nightly batch)."""
     COMBINED_ENGINES_WARNING = 6414
     GTID_TEMP_IN_TRX_ERROR = 3748
     DEPRECATED_AT_RUN = frozenset({"MASTER_POS_WAIT"})

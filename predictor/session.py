@@ -97,6 +97,8 @@ class SessionState:
     force_row: bool = False  # MIXED inside a CALL after a sub-statement went to row
     sticky_row: bool = False  # MIXED with temporary tables after a row-logged statement (MariaDB)
     trx_undo: Undo = field(default_factory=dict)  # tables as they were before the open transaction (undo.py)
+    prepared: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict)
+    """(routine, body statement) this connection has prepared -> the tables the statement uses (calls.py)."""
 
     @classmethod
     def start(cls, name: str, defaults: Mapping[str, str], overrides: Mapping[str, str]) -> SessionState:
