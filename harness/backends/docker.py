@@ -538,7 +538,7 @@ class DockerBackend:
                    for role, sid in (("primary", 1), ("replica", 2))]
         pair = DockerPair(root, servers[0], servers[1], self.timeout)
         try:
-            with ThreadPoolExecutor(max_workers=2, thread_name_prefix="rplay-docker") as pool:
+            with pair.building(), ThreadPoolExecutor(max_workers=2, thread_name_prefix="rplay-docker") as pool:
                 futures = [pool.submit(s.start, template, server_opts) for s in servers]
                 errors = [f.exception() for f in futures]
             for err in errors:

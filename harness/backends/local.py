@@ -366,8 +366,9 @@ class LocalBackend:
         pair = LocalPair(root, servers[0], servers[1], self.timeout)
         try:
             for s in servers:  # the primary boots while the replica's data dir is copied
-                s.prepare(template)
-                s.spawn(server_opts)
+                with pair.building():
+                    s.prepare(template)
+                    s.spawn(server_opts)
             deadline = time.monotonic() + self.timeout
             for s in servers:
                 PortOpen(s).wait(max(0.5, deadline - time.monotonic()))

@@ -16,7 +16,7 @@ from typing import TypeVar
 
 from harness.backends.base import Server
 from harness.topology import reset_pair
-from predictor.exceptions import ServerStartError
+from predictor.exceptions import ServerError, ServerStartError
 
 P = TypeVar("P")
 
@@ -118,6 +118,10 @@ class Registry:
             shutil.rmtree(r, ignore_errors=True)
 
 
+BUILD_STEP_WAIT = 120.0
+"""How long close() waits for a start step another thread is taking (a template copied, a container run)."""
+
+
 class PairBase:
     """A primary and a replica; subclasses say how their servers stop (``_stop_servers``)."""
 
@@ -129,7 +133,19 @@ class PairBase:
         self._registry = registry
         self._closed = False
         self._close_lock = threading.Lock()
+        self._build = threading.RLock()  # held by a step that writes into root while the pair is started
         registry.add(self)
+
+    @contextlib.contextmanager
+    def building(self) -> Iterator[None]:
+        """One step of starting the pair (a data dir copied, a server spawned): close() waits for it, so a
+        step another thread is taking when a signal closes every pair does not write the root again after
+        it was removed (a leak seen when SIGTERM stopped ``rplay demo --workers 3``); a step after close()
+        raises ServerError."""
+        with self._build:
+            if self._closed:
+                raise ServerError("the pair was closed while it was being started")
+            yield
 
     def reset(self) -> None:
         reset_pair(self.primary, self.replica, timeout=self.timeout)
@@ -143,11 +159,14 @@ class PairBase:
                 return
             self._closed = True
         with ctrl_c_deferred():
+            waited = self._build.acquire(timeout=BUILD_STEP_WAIT)  # (same thread: re-entered at once)
             try:
                 self._stop_servers()
             finally:
                 shutil.rmtree(self.root, ignore_errors=True)
                 self._registry.discard(self)
+                if waited:
+                    self._build.release()
 
     @property
     def closed(self) -> bool:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import signal
 import tempfile
+import threading
+import time
 from pathlib import Path
 from typing import cast
 
@@ -16,6 +18,7 @@ import pytest
 
 from harness.backends.base import Server
 from harness.backends.pair import PairBase, Registry
+from predictor.exceptions import ServerError
 
 
 class SlowPair(PairBase):
@@ -91,3 +94,33 @@ def test_sigterm_while_a_root_is_made_is_delivered_after_it_is_registered(tmp_pa
         signal.signal(signal.SIGTERM, prev)
     assert seen == [True]  # the handler ran once the directory was registered ...
     assert list(tmp_path.iterdir()) == []  # ... and removed it
+
+
+def test_close_all_waits_for_a_start_step_another_thread_is_taking(tmp_path: Path) -> None:
+    """A signal closes every pair while a worker thread copies a data dir into one: close() waits for that
+    step, then removes the root, and the worker's next step fails; nothing is left behind."""
+    registry = Registry()
+    root = registry.make_root("rplay-test-", str(tmp_path))
+    pair = QuietPair(root, registry)
+    in_step, outcome = threading.Event(), []
+
+    def start() -> None:
+        try:
+            with pair.building():
+                in_step.set()
+                time.sleep(0.3)  # still copying when the signal's close_all runs
+                (root / "primary").mkdir()
+                (root / "primary" / "ibdata1").write_text("x")
+            with pair.building():
+                (root / "replica").mkdir()
+        except ServerError as e:
+            outcome.append(str(e))
+
+    worker = threading.Thread(target=start)
+    worker.start()
+    assert in_step.wait(5)
+    registry.close_all()
+    worker.join(5)
+    assert outcome == ["the pair was closed while it was being started"]
+    assert not root.exists() and list(tmp_path.iterdir()) == []
+    assert pair.removed == ["both"]
