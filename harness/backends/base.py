@@ -74,6 +74,7 @@ class Pair(Protocol):
 
     primary: Server
     replica: Server
+    root: Path  # the pair's own directory, removed when it closes
 
     def reset(self) -> None:
         """Make the pair as new (no user tables, fresh binlog, replica in sync) without restarting."""

@@ -8,9 +8,7 @@ reset between files), and the expectations and the prediction are checked agains
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -162,19 +160,14 @@ def run_check(paths: Sequence[Path], *, server: str | None, profile: str | None,
         return total
     from predictor.predict import profile_for_version
 
-    tmp = None if out else Path(tempfile.mkdtemp(prefix="rplay-check-"))
-    out_root = out or tmp
-    assert out_root is not None
-    try:
-        with _pair(server, basedir, timeout) as pair:
-            prof = profile or profile_for_version(pair.primary.version)
-            for f in files:
-                t = check_file(f, prof, pair, server, out_root, timeout)
-                _print(t)
-                total += t
-    finally:
-        if tmp is not None:
-            shutil.rmtree(tmp, ignore_errors=True)
+    with _pair(server, basedir, timeout) as pair:
+        # without --out the runs go under the pair's own directory: removed with it, on SIGTERM too
+        out_root = out if out is not None else pair.root / "check-runs"
+        prof = profile or profile_for_version(pair.primary.version)
+        for f in files:
+            t = check_file(f, prof, pair, server, out_root, timeout)
+            _print(t)
+            total += t
     return total
 
 

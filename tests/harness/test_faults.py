@@ -125,3 +125,29 @@ def test_cli_signal_mid_run_leaves_nothing(mariadb_backend: LocalBackend, privat
     _, err = p.communicate(timeout=30)
     assert p.returncode == rc, err
     assert_nothing_left(private_tmp)
+
+
+@pytest.mark.parametrize(("sig", "rc"), [(signal.SIGINT, 130), (signal.SIGTERM, -signal.SIGTERM)])
+def test_check_signal_mid_run_leaves_nothing(mariadb_backend: LocalBackend, private_tmp: Path, tmp_path: Path,
+                                             sig: signal.Signals, rc: int) -> None:
+    """``rplay check --server`` keeps its run directories under the pair's own (without --out), so a SIGTERM,
+    which kills the process once the pairs are stopped, leaves no ``rplay-check-*`` directory behind."""
+    wl = tmp_path / "w.sql"
+    wl.write_text("-- title: slow\nCREATE TABLE t (a INT);\nSELECT SLEEP(60);\n")
+    env = {**os.environ, "TMPDIR": str(private_tmp), "PYTHONPATH": str(REPO)}
+    p = subprocess.Popen([sys.executable, "-m", "harness.cli", "check", str(wl), "--server", "local:mariadb"],
+                         cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # wait until both servers run and the replay started
+        binlogs = list(private_tmp.glob("rplay-pair-*/primary/binlog/binlog.000001"))
+        if binlogs and binlogs[0].stat().st_size > 400 and len(server_pids_under(private_tmp)) >= 2:
+            break
+        time.sleep(0.1)
+    else:
+        p.kill()
+        pytest.fail("rplay check did not start a pair")
+    time.sleep(0.5)
+    p.send_signal(sig)
+    _, err = p.communicate(timeout=30)
+    assert p.returncode == rc, err
+    assert_nothing_left(private_tmp)
