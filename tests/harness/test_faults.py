@@ -110,16 +110,21 @@ def test_cli_signal_mid_run_leaves_nothing(mariadb_backend: LocalBackend, privat
                                            sig: signal.Signals, rc: int) -> None:
     wl = tmp_path / "w.sql"
     wl.write_text("CREATE TABLE t (a INT);\nSELECT SLEEP(60);\n")
-    p = rplay([str(wl), "--out", str(tmp_path / "out")], private_tmp)
+    signal_mid_run(rplay([str(wl), "--out", str(tmp_path / "out")], private_tmp), private_tmp, sig, rc)
+
+
+def signal_mid_run(p: subprocess.Popen[str], private_tmp: Path, sig: signal.Signals, rc: int) -> None:
+    """Send ``sig`` once both servers run and the replay started; the process ends with ``rc``, leaving
+    nothing under ``private_tmp``."""
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:  # wait until both servers run and the replay started
+    while time.monotonic() < deadline:
         binlogs = list(private_tmp.glob("rplay-pair-*/primary/binlog/binlog.000001"))
         if binlogs and binlogs[0].stat().st_size > 400 and len(server_pids_under(private_tmp)) >= 2:
             break
         time.sleep(0.1)
     else:
         p.kill()
-        pytest.fail("rplay run did not start a pair")
+        pytest.fail("rplay did not start a pair")
     time.sleep(0.5)
     p.send_signal(sig)
     _, err = p.communicate(timeout=30)
@@ -137,17 +142,4 @@ def test_check_signal_mid_run_leaves_nothing(mariadb_backend: LocalBackend, priv
     env = {**os.environ, "TMPDIR": str(private_tmp), "PYTHONPATH": str(REPO)}
     p = subprocess.Popen([sys.executable, "-m", "harness.cli", "check", str(wl), "--server", "local:mariadb"],
                          cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:  # wait until both servers run and the replay started
-        binlogs = list(private_tmp.glob("rplay-pair-*/primary/binlog/binlog.000001"))
-        if binlogs and binlogs[0].stat().st_size > 400 and len(server_pids_under(private_tmp)) >= 2:
-            break
-        time.sleep(0.1)
-    else:
-        p.kill()
-        pytest.fail("rplay check did not start a pair")
-    time.sleep(0.5)
-    p.send_signal(sig)
-    _, err = p.communicate(timeout=30)
-    assert p.returncode == rc, err
-    assert_nothing_left(private_tmp)
+    signal_mid_run(p, private_tmp, sig, rc)
