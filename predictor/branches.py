@@ -105,12 +105,17 @@ def never_taken(guards: tuple[Guard, ...], unchanged: frozenset[str]) -> bool:
     ``a`` is not assigned. Decided on the condition's shape alone, without rows."""
     for g in guards:
         cond = parse_expression(g.condition)
-        if cond is None:
-            continue
-        v = _shape(cond.transform(lambda n: _old(n, unchanged)))
-        if (g.holds and v in _FALSY) or (not g.holds and v == "T"):
+        truth = by_shape(cond, unchanged) if cond is not None else None
+        if truth is not None and truth != g.holds:
             return True
     return False
+
+
+def by_shape(cond: exp.Expression, unchanged: frozenset[str]) -> bool | None:
+    """An UPDATE trigger's IF condition decided on its shape, NEW.c being OLD.c for the columns ``unchanged``:
+    True (it holds), False (false or NULL: the THEN branch is not taken), None (the rows would say)."""
+    v = _shape(cond.copy().transform(lambda n: _old(n, unchanged)))
+    return True if v == "T" else False if v in _FALSY else None
 
 
 def _old(n: exp.Expression, unchanged: frozenset[str]) -> exp.Expression:

@@ -3,6 +3,7 @@ directly after an implicit commit."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -67,6 +68,20 @@ def _log_temp_ddl(p: Predictor, b: Builder, s: SessionState, filled_nontrans: bo
         p.binlog.flush([Piece(b.seq, False, True)], Cache.DIRECT)
 
 
+def _temp_created(s: SessionState) -> bool:
+    """A temporary table was created: with autocommit off or after BEGIN it opens the transaction, whose
+    ROLLBACK then warns on MySQL (1751); whether that was so."""
+    if s.multi_stmt_mode:
+        s.in_trx = s.trx_temp_created = True
+    return s.multi_stmt_mode
+
+
+def _unprepare(p: Predictor, gone: Callable[[tuple[str, str], frozenset[str]], bool]) -> None:
+    """Routine statements that every session prepares again (calls._prepared): ``gone(key, tables)``."""
+    for other in p.sessions.values():
+        other.prepared = {k: v for k, v in other.prepared.items() if not gone(k, v)}
+
+
 def _gtid_temp_error(p: Predictor, s: SessionState) -> bool:
     """MySQL's is_ddl_gtid_compatible: in_multi_stmt_transaction_mode(), so autocommit=0 before any statement too."""
     return p.profile.enforce_gtid and s.multi_stmt_mode and s.binlog_format == "STATEMENT"
@@ -101,8 +116,7 @@ def handle_create_table(p: Predictor, b: Builder, info: StatementInfo, s: Sessio
                 b.error = ER_TABLE_EXISTS
             return
         logged = _temp_ddl_logged(p, s)
-        if s.multi_stmt_mode:
-            s.in_trx = s.trx_temp_created = True
+        _temp_created(s)
         table = replace(table, temporary=True, logged_create=logged, owner=s.name)
         s.temp_tables[name.lower()] = table
         p.rows[table.ident] = 0
@@ -179,10 +193,8 @@ def handle_create_select(p: Predictor, b: Builder, info: StatementInfo, s: Sessi
     if info.temporary:
         logged = not row and _temp_ddl_logged(p, s)
         s.temp_tables[name.lower()] = replace(table, logged_create=logged)
-        if s.multi_stmt_mode:  # it opens the transaction; its rows are written with the table's engine
-            s.in_trx = s.trx_temp_created = True
-            if p.profile.COMBINED_ENGINES_WARNING and not s.trx_engines_warned:
-                s.trx_engines |= {p.profile.engine(engine).name}
+        if _temp_created(s) and p.profile.COMBINED_ENGINES_WARNING and not s.trx_engines_warned:
+            s.trx_engines |= {p.profile.engine(engine).name}  # its rows are written with the table's engine
         if row:
             stick_to_row(p, s)
         if logged:
@@ -277,8 +289,7 @@ def handle_alter(p: Predictor, b: Builder, info: StatementInfo, s: SessionState)
         b.error = ER_NO_SUCH_TABLE
         return
     _warn_deprecated(p, b, info)
-    for other in p.sessions.values():  # routine statements using the table are prepared again (calls._prepared)
-        other.prepared = {k: v for k, v in other.prepared.items() if t.name.lower() not in v}
+    _unprepare(p, lambda key, tables: t.name.lower() in tables)  # a table they use changed
     gone = {d.lower() for d in info.dropped_columns}
     renames: dict[str, str] = {}
     current = list(t.columns)
@@ -422,8 +433,7 @@ def handle_create_routine(p: Predictor, b: Builder, info: StatementInfo, s: Sess
         b.error = ER_SP_ALREADY_EXISTS
         return
     p.catalog.put_routine(Routine(info.name or "", kind, info.body, info.signature or Signature(), b.sql))
-    for other in p.sessions.values():  # a new version: prepared again where it runs
-        other.prepared = {k: v for k, v in other.prepared.items() if k[0] != (info.name or "").lower()}
+    _unprepare(p, lambda key, tables: key[0] == (info.name or "").lower())  # a new version of the routine
     log_direct(p, b, s)
 
 

@@ -19,6 +19,7 @@ from functools import lru_cache
 from sqlglot import exp
 
 from predictor import function_runs, nodes
+from predictor.branches import by_shape
 from predictor.catalog import Generated, Table
 from predictor.codes import ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG, signal_code
 from predictor.data import DataModel, Mode, Pair, Refused, upsert_assignments, values_rows
@@ -135,25 +136,21 @@ def _run_row(runner: _Runner, body: exp.Expression, before: bool, old: Row | Non
 
 
 def _unchanged(body: exp.Expression, same: frozenset[str]) -> exp.Expression:
-    """``body`` with ``NEW.c <> OLD.c`` false and ``OLD.c <=> NEW.c`` true for the columns ``same`` the UPDATE
-    leaves as they were: an audit trigger's status-change test is decided even where the model lost the
-    status (loan_servicing_app's ``IF NEW.status <> OLD.status`` on an UPDATE of a loan's autopay flag)."""
+    """``body`` with the IF conditions its shape decides, NEW.c being OLD.c for the columns ``same`` the UPDATE
+    leaves as they were (``branches.by_shape``, as resolve.py's idle trigger statements): an audit trigger's
+    status-change test is decided even where the model lost the status (loan_servicing_app's ``IF NEW.status
+    <> OLD.status`` on an UPDATE of a loan's autopay flag)."""
     if not same:
         return body
 
-    def side(x: exp.Expression) -> tuple[str, str] | None:
-        if isinstance(x, exp.Column) and x.table.lower() in ("old", "new") and x.name.lower() in same:
-            return x.table.lower(), x.name.lower()
-        return None
-
     def put(x: exp.Expression) -> exp.Expression:
-        if isinstance(x, exp.NEQ | exp.NullSafeEQ):
-            a, b = side(x.this), side(x.expression)
-            if a is not None and b is not None and a[1] == b[1] and a[0] != b[0]:
-                return exp.true() if isinstance(x, exp.NullSafeEQ) else exp.false()  # (NULL <> NULL: not true)
+        if isinstance(x, exp.IfBlock) and isinstance(x.this, exp.Expression):
+            truth = by_shape(x.this, same)
+            if truth is not None:
+                x.set("this", exp.true() if truth else exp.false())
         return x
 
-    return body.copy().transform(put)
+    return body.copy().transform(put, copy=False)
 
 
 def _before_only(runner: _Runner, bodies: Sequence[tuple[exp.Expression, bool]], pairs: Sequence[Pair],
