@@ -89,13 +89,26 @@ class Registry:
         self.lock = threading.RLock()
         self._live: set[PairBase] = set()
         self._roots: set[Path] = set()
+        self._making: threading.Thread | None = None  # the thread between mkdtemp and registering its root
+        self._close_pending = False
 
     def make_root(self, prefix: str, base: str | None = None) -> Path:
         """A new temp directory for a pair: removed by close_all until the pair that owns it registers
-        (a signal between the two would otherwise leave it behind)."""
+        (a signal between the two would otherwise leave it behind).
+
+        Blocking the signals is not enough: another thread that does not block them takes the signal and
+        the handler still runs here, in the main thread, between any two bytecodes (a CI failure). So a
+        close_all the handler calls meanwhile is deferred to the end of this block."""
         with signals_held(), self.lock:
-            root = Path(tempfile.mkdtemp(prefix=prefix, dir=base))
-            self._roots.add(root)
+            self._making = threading.current_thread()
+            try:
+                root = Path(tempfile.mkdtemp(prefix=prefix, dir=base))
+                self._roots.add(root)
+            finally:
+                self._making = None
+                pending, self._close_pending = self._close_pending, False
+                if pending:
+                    self.close_all()
         return root
 
     def add(self, pair: PairBase) -> None:
@@ -109,6 +122,9 @@ class Registry:
 
     def close_all(self) -> None:
         with self.lock:
+            if self._making is threading.current_thread():  # a handler interrupting make_root: see there
+                self._close_pending = True
+                return
             pairs = list(self._live)
             roots = list(self._roots)
             self._roots.clear()

@@ -6,7 +6,6 @@ while they are being removed (the way a stopped but not removed container was le
 
 from __future__ import annotations
 
-import os
 import signal
 import tempfile
 import threading
@@ -28,7 +27,7 @@ class SlowPair(PairBase):
 
     def _stop_servers(self) -> None:
         for role in ("primary", "replica"):
-            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C, twice, while the servers go
+            signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)  # Ctrl-C, twice, as they go
             self.removed.append(role)
 
 
@@ -83,7 +82,8 @@ def test_sigterm_while_a_root_is_made_is_delivered_after_it_is_registered(tmp_pa
 
     def mkdtemp_then_term(*args: object, **kw: object) -> str:
         made = real_mkdtemp(*args, **kw)  # type: ignore[call-overload]
-        os.kill(os.getpid(), signal.SIGTERM)  # lands between making the directory and registering it
+        # to the main thread: a signal to the process may be taken by another thread (see the next test)
+        signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGTERM)
         return str(made)
 
     try:
@@ -92,8 +92,30 @@ def test_sigterm_while_a_root_is_made_is_delivered_after_it_is_registered(tmp_pa
             registry.make_root("rplay-test-", str(tmp_path))
     finally:
         signal.signal(signal.SIGTERM, prev)
-    assert seen == [True]  # the handler ran once the directory was registered ...
+    assert seen == [True]  # the handler ran once the directory existed ...
     assert list(tmp_path.iterdir()) == []  # ... and removed it
+
+
+def test_a_handler_running_while_a_root_is_made_closes_it_once_registered(tmp_path: Path) -> None:
+    """What happens when a thread that does not block SIGTERM took the signal: the handler runs in the main
+    thread between making the directory and registering it (a CI failure), and its close_all is deferred."""
+    registry = Registry()
+    real_mkdtemp = tempfile.mkdtemp
+    made: list[Path] = []
+
+    def mkdtemp_then_handler(*args: object, **kw: object) -> str:
+        made.append(Path(real_mkdtemp(*args, **kw)))  # type: ignore[call-overload]
+        registry.close_all()  # what the SIGTERM handler calls
+        assert made[0].is_dir()  # not yet: the root is not registered
+        return str(made[0])
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(tempfile, "mkdtemp", mkdtemp_then_handler)
+        root = registry.make_root("rplay-test-", str(tmp_path))
+    assert root == made[0]
+    assert not root.exists() and list(tmp_path.iterdir()) == []
+    registry.close_all()  # nothing left pending
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_close_all_waits_for_a_start_step_another_thread_is_taking(tmp_path: Path) -> None:
