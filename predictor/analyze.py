@@ -145,6 +145,8 @@ class StatementInfo:
     leaves: int | None = None  # a body's LEAVE: the position of the unrolled loop it ends, or RETURNS (calls.py)
     handler: int | None = None  # a body statement of the handler declared at this place among the body's
     #   handlers (routines.Handler.position)
+    catchers: tuple[int, ...] = ()  # the handlers of the nested BEGIN ... END blocks a body statement is in,
+    #   outermost first (routines.Handler.position; they catch its errors before the body's own handlers)
     clock_columns: tuple[str, ...] = ()  # written columns it only ever sets to a clock reading (NOW(), CURDATE():
     #   lower case; predictor/fresh.py)
     extra: tuple[str, ...] = field(default=())
@@ -833,6 +835,7 @@ def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:
     loops = 0
     handlers = 0
     handler: int | None = None
+    scope: list[int] = []  # the handlers of the nested blocks being visited (StatementInfo.catchers)
     ifs = 0
     unrolled: dict[int, AnyLoop] = {}  # id(loop node) -> the loop as the CALL unrolls it
 
@@ -865,9 +868,11 @@ def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:
                 if loop is not None:
                     unrolled[id(n)] = loop
             prev: exp.Expression | None = None
+            outer = len(scope)
             for child in _children(n):
                 visit(child, counted, prev, guards)
                 prev = child
+            del scope[outer:]  # a block's handlers end with it
             return
         if isinstance(n, exp.Leave):
             target = _left_loop(n)
@@ -893,6 +898,8 @@ def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:
                 handler = handlers - 1
                 visit(b, counted, None, (*guards, HANDLER))
                 handler = None
+            if isinstance(n.parent, exp.Block) and n.parent is not node:
+                scope.append(handlers - 1)
             return
         else:
             info = analyze_tree(n)
@@ -902,6 +909,8 @@ def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:
                 info = replace(info, text=_text(n))
         if handler is not None:
             info = replace(info, handler=handler)
+        if scope:
+            info = replace(info, catchers=tuple(scope))
         out.append(replace(info, loops=counted, guards=guards) if counted or guards else info)
 
     visit(node, ())

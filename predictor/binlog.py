@@ -29,8 +29,9 @@ class Builder:
     row_caches: set[Cache] = field(default_factory=set)
     unknown: bool = False
     unsafe_noted: bool = False  # the 1592 note stands although nothing was logged (a CALL's failed statement)
+    steps: dict[tuple[str, str], int] = field(default_factory=dict)  # Piece.step of each row event's first piece
 
-    def written(self, piece: Piece, cache: Cache, group: int) -> None:
+    def written(self, piece: Piece, cache: Cache, group: int, order: ColumnOrder | None = None) -> None:
         if self.group is None:
             self.group = group
         if cache not in self.caches:
@@ -38,9 +39,16 @@ class Builder:
         if piece.rows:
             self.row_caches.add(cache)
             # one statement's pieces of a table: its trigger statements, in IF branches of which only one may
-            # run, write it with other columns; the first is kept (images_twice.sql for a CALL's statements)
-            self.row_events.setdefault((piece.table, piece.type),
-                                       RowEvent(piece.table, RowType(piece.type), piece.before, piece.after))
+            # run, write it with other columns; the first is kept. Those of two statements of a CALL's body
+            # that a COMMIT writes together have the columns of both (images_twice.sql, call_images_commit.sql)
+            key = (piece.table, piece.type)
+            event = RowEvent(piece.table, RowType(piece.type), piece.before, piece.after)
+            if key not in self.row_events:
+                self.row_events[key] = event
+                self.steps[key] = piece.step
+            elif piece.step != self.steps.get(key, 0):
+                self.add_event(event, order)
+                self.steps[key] = piece.step
         else:
             self.wrote_query = True
 
@@ -152,7 +160,7 @@ class Binlog:
             for p in pieces:
                 b = self.builders.get(p.seq)
                 if b is not None:
-                    b.written(p, cache, g)
+                    b.written(p, cache, g, self.order)
         return g
 
     def write_together(self, b: Builder, parts: list[tuple[tuple[Piece, ...], Cache]]) -> None:
@@ -161,7 +169,7 @@ class Binlog:
         self.groups += 1
         for pieces, cache in parts:
             for p in pieces:
-                b.written(p, cache, g)
+                b.written(p, cache, g, self.order)
 
     def write(self, b: Builder, pieces: tuple[Piece, ...], cache: Cache) -> None:
         """flush() of pieces that all belong to statement ``b`` (whatever their seq says)."""

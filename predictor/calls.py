@@ -3,6 +3,7 @@ the arguments bound, counted and cursor loops unrolled and IF branches the value
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import replace
 from functools import lru_cache
@@ -32,6 +33,7 @@ from predictor.routines import (
     assignments,
     bind,
     call_bindings,
+    constant,
     no_data,
     signal_state,
     unknown,
@@ -159,9 +161,10 @@ def _handle(p: Predictor, b: Builder, routine: Routine, s: SessionState, handler
 
 
 def _continues(p: Predictor, b: Builder, routine: Routine, s: SessionState, bindings: Callable[[], Bindings],
-               depth: int, decided: Decided, loose: set[int]) -> bool:
-    """The CALL's error ``b.error`` is caught by a CONTINUE handler, which ran: the CALL goes on."""
-    handler = routine.signature.handler_for(b.error) if b.error is not None else None
+               depth: int, decided: Decided, loose: set[int], failed: StatementInfo) -> bool:
+    """The CALL's error ``b.error``, of statement ``failed``, is caught by a CONTINUE handler, which ran: the
+    CALL goes on."""
+    handler = routine.signature.handler_for(b.error, failed.catchers) if b.error is not None else None
     if handler is None or handler.exits:
         return False
     return _handle(p, b, routine, s, handler, bindings, depth, decided, loose)
@@ -185,6 +188,9 @@ def _passes(p: Predictor, b: Builder, routine: Routine, s: SessionState, body: t
             return False
         i = j
     return True
+
+
+_STEPS = itertools.count(1)  # Piece.step of the statements a CALL's body runs
 
 
 class _Left(Exception):
@@ -360,17 +366,20 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
                 loose.add(sub.leaves)  # a loop run pass by pass: its passes end here, with what follows unknown
             continue  # a LEAVE the values do not decide: the pass goes on
         text = None
-        if sub.text is not None and _follows(p, sub):
+        if sub.text is not None and _follows(p, sub, s):
             values = bindings()
             text = bind(sub.text, values) if values or not routine.signature.params else None
-        if sub.kind is Kind.CALL and depth < 8:
-            r = p.catalog.routine("PROCEDURE", sub.name or "")
+        if sub.kind is Kind.CALL:
+            r = p.catalog.routine("PROCEDURE", sub.name or "") if depth < 8 else None
+            ended: dict[str, exp.Expression] = {}
             if r is not None:
                 # the CALL's own text: its arguments are bound from the caller's values there, a date the
                 # caller holds as a clock reading too (its text would not say: loan_servicing_app's v_first)
-                unroll(p, b, r, s, sub.text if sub.text is not None else text or "", bindings(), depth + 1)
-                if b.error is not None and not _continues(p, b, routine, s, bindings, depth, decided, loose):
-                    return False  # an error in a called procedure ends its callers too
+                unroll(p, b, r, s, sub.text if sub.text is not None else text or "", bindings(), depth + 1, ended)
+            _returned(routine, r, sub, bindings(), ended if b.error is None else {})
+            if r is not None and b.error is not None and not _continues(p, b, routine, s, bindings, depth, decided,
+                                                                        loose, sub):
+                return False  # an error in a called procedure ends its callers too
             continue
         if text is None:
             for name in sub.user_vars:
@@ -380,8 +389,11 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
         s.next_statement()
         waiting = len(s.trx_cache)
         p.dispatch(sb, sub, s)
+        if len(s.trx_cache) > waiting:  # what a COMMIT writes later: each statement's images apart (Piece.step)
+            step = next(_STEPS)
+            s.trx_cache[waiting:] = [replace(x, step=step) for x in s.trx_cache[waiting:]]
         _prepared(p, routine, sub, s, sb)
-        if sub.signal is not None and reached is True and (routine.signature.handler_for(sub.signal) or (
+        if sub.signal is not None and reached is True and (routine.signature.handler_for(sub.signal, sub.catchers) or (
                 not routine.signature.may_catch(signal_state(sub.text or ""), sub.signal))):
             sb.error = sub.signal  # the CALL ends with the SIGNAL's error
         values = bindings()
@@ -421,9 +433,25 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
             b.warnings.discard(ER_SP_FETCH_NO_DATA)  # the error's diagnostics replace the no-data warning
             if p.profile.ROUTINE_ERROR_NOTE:
                 b.warnings.add(p.profile.ROUTINE_ERROR_NOTE)
-            if not _continues(p, b, routine, s, bindings, depth, decided, loose):
+            if not _continues(p, b, routine, s, bindings, depth, decided, loose, sub):
                 return False
     return True
+
+
+def _returned(routine: Routine, called: Routine | None, sub: StatementInfo, values: Bindings,
+              ended: Bindings) -> None:
+    """A nested CALL's OUT / INOUT parameters come back to the caller's variables it passed (the ones the caller
+    follows: Signature.settled): the value the called body left there (``ended``), else unknown."""
+    tree = parse(sub.text) if sub.text is not None else None
+    if not isinstance(values, dict) or not isinstance(tree, nodes.Call):
+        return
+    params = called.signature.params if called is not None else ()
+    for k, arg in enumerate(tree.expressions):
+        name = arg.name.lower() if isinstance(arg, exp.Column) and not arg.table else None
+        if name is None or name not in routine.signature.sequential or (k < len(params) and params[k][1] == "IN"):
+            continue
+        got = ended.get(params[k][0]) if k < len(params) else None
+        values[name] = got if got is not None and constant(got) else unknown()
 
 
 def _prepared(p: Predictor, routine: Routine, sub: StatementInfo, s: SessionState, sb: Builder) -> None:
@@ -469,13 +497,14 @@ def _unsafe_expression(p: Predictor, sub: StatementInfo) -> bool:
     return p.profile.BODY_UNSAFE_EXPRESSION_ROW and system_function(sub, p.profile)
 
 
-def _follows(p: Predictor, sub: StatementInfo) -> bool:
+def _follows(p: Predictor, sub: StatementInfo, s: SessionState) -> bool:
     """Whether the data model reads this body statement's text (else the CALL's text is enough)."""
     if sub.kind in (Kind.CALL, Kind.CREATE_TABLE_SELECT) or sub.user_vars:
         return True  # (SET @n = ROW_COUNT() in the body: the session's variable is the body's value)
     if sub.functions and p.catalog.has_functions() and p.functions_write(sub.functions):
         return True  # its calls of functions that write run (predictor/function_runs.py)
-    return any(p.data.watching(w.table) for w in sub.writes)
+    # a temporary table's rows are kept under its ident (loan_servicing_app's late-fee candidates)
+    return any(p.data.watching(s.ident(w.table)) for w in sub.writes)
 
 
 def _merge(into: Builder, sub: Builder, order: ColumnOrder | None) -> None:

@@ -113,6 +113,13 @@ class TableData:
     def size(self) -> int:
         return len(self.rows)
 
+    def compact(self) -> None:
+        """Drop the deleted rows' places (positions change: only between statements, as ``tracked`` does it)."""
+        rows = self.live()
+        self.rows, self.index = [], [{} for _ in self.keys]
+        for r in rows:
+            self.add(r)
+
     def key_of(self, k: int, row: Row) -> tuple[Value, ...] | None:
         """The key tuple, None when a part is NULL (never a duplicate); raises when a part is unknown."""
         tup = tuple(row.get(c, UNKNOWN) for c in self.keys[k])
@@ -283,8 +290,10 @@ class DataModel:
         if d is None or not d.tracked or len(d.keys) != len(t.unique_keys) or len(d.columns) != len(t.columns):
             return None
         if d.size() > MAX_TRACKED:
-            d.tracked = False
-            return None
+            if len(d.live()) > MAX_TRACKED:
+                d.tracked = False
+                return None
+            d.compact()  # deleted rows do not count (loan_servicing_app's schedules rebuilt by a modification)
         return d
 
     def source(self, t: Table, positions: bool = False) -> Source | None:

@@ -361,6 +361,16 @@ class RplayParser(MySQLParser):
     def _parse_primary_or_var_column(self) -> exp.Expr | None:
         return self._parse_primary() or self._parse_column()
 
+    def _parse_json_key_value(self) -> exp.JSONKeyValue | None:
+        """JSON_OBJECT's keys and values are any expressions: sqlglot stops a value at a comparison
+        (``JSON_OBJECT('lookback', v_status = 'TRANSFUSED')``: blood_bank_app's recall procedure)."""
+        key = self._parse_disjunction()
+        self._match(TokenType.COMMA)
+        value = self._parse_disjunction()
+        if not key and not value:
+            return None
+        return self.expression(exp.JSONKeyValue(this=key, expression=value))
+
     # ---- SELECT ... INTO ------------------------------------------------------------------------------
 
     QUERY_MODIFIER_PARSERS: ClassVar[dict[TokenType, Callable[[Any], tuple[str, exp.Expr | None]]]] = {

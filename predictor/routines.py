@@ -55,28 +55,43 @@ class Signature:
             return self.catches
         return str(code) in self.caught or (state is not None and state in self.caught)
 
-    def handler_for(self, code: int) -> Handler | None:
-        """The handler that catches error ``code``, if the body has one the CALL can run: one naming the
-        error wins over SQLEXCEPTION, as on the servers."""
-        named = next((h for h in self.handlers if h.codes is not None and code in h.codes), None)
-        return named or next((h for h in self.handlers if h.codes is None), None)
+    def handler_for(self, code: int, catchers: Sequence[int] = ()) -> Handler | None:
+        """The handler that catches error ``code`` of a statement in the nested blocks whose handlers are
+        ``catchers`` (StatementInfo.catchers), if the body has one the CALL can run: the innermost block's
+        first, then the body's; in one block, one naming the error wins over SQLEXCEPTION, as on the servers."""
+        scopes = [[h for h in self.handlers if h.scoped and h.position == k] for k in reversed(catchers)]
+        for here in (*scopes, [h for h in self.handlers if not h.scoped]):
+            named = next((h for h in here if h.codes is not None and code in h.codes), None)
+            found = named or next((h for h in here if h.codes is None), None)
+            if found is not None:
+                return found
+        return None
 
     def settled(self, modes: Callable[[str], Sequence[str] | None]) -> Signature:
         """This signature once the procedures the body CALLs are known (``modes``: a procedure's parameter
         modes, None when there is no such procedure): a name passed only as IN arguments is not assigned
-        by the nested CALL (``CALL sp_dispense(v_rx, v_qty, p_rph, ...)`` in a loop: pharmacy_chain_app)."""
+        by the nested CALL (``CALL sp_dispense(v_rx, v_qty, p_rph, ...)`` in a loop: pharmacy_chain_app); a
+        name passed itself as an OUT / INOUT argument, by a CALL not repeated, is followed: it takes the value
+        the nested CALL left in the parameter (calls.py; loan_servicing_app's ``CALL sp_next_doc_no('JRNL',
+        v_no)``)."""
         if not self.passed:
             return self
         free = {x.name for x in self.passed}
+        returned = {x.name for x in self.passed if x.followed}
         for x in self.passed:
             got = modes(x.procedure)
-            if got is None or x.position >= len(got) or got[x.position] != "IN":
+            mode = got[x.position] if got is not None and x.position < len(got) else None
+            if mode != "IN":
                 free.discard(x.name)
-        if not free:
+            if mode is None or (mode != "IN" and (not x.bare or x.repeated)):
+                returned.discard(x.name)
+        returned -= free
+        if not free and not returned:
             return self
         unassigned = {x.name for x in self.passed if x.name in free and not x.assigned}
         followed = {x.name for x in self.passed if x.name in free and x.followed}
-        return replace(self, assigned=self.assigned - unassigned, sequential=self.sequential | followed, passed=())
+        return replace(self, assigned=self.assigned - unassigned, sequential=self.sequential | followed | returned,
+                       passed=())
 
 
 @dataclass(frozen=True)
@@ -89,20 +104,25 @@ class Passed:
     name: str
     assigned: bool  # the body assigns it elsewhere too
     followed: bool  # and follows it there (or never assigns it elsewhere)
+    bare: bool = False  # the argument is the name itself (an OUT / INOUT parameter's value comes back to it)
+    repeated: bool = False  # the CALL may run any number of times the CALL of the body does not follow
 
 
 @dataclass(frozen=True)
 class Handler:
-    """``DECLARE EXIT | CONTINUE HANDLER FOR SQLEXCEPTION | error numbers`` at the body's top level: on an
-    error it catches the CALL runs its statements (``ROLLBACK``, ``SET p_outcome = ...``); after an EXIT
-    handler the CALL ends, failing again with the error when the handler ends with ``RESIGNAL``; after a
-    CONTINUE one it goes on with the statement after the one that failed. Other handlers (SQLSTATE values,
-    names, in a nested block, a CONTINUE one that SIGNALs) are not run: an error ends the CALL there."""
+    """``DECLARE EXIT | CONTINUE HANDLER FOR SQLEXCEPTION | error numbers`` at the body's top level, or a
+    CONTINUE one in a nested BEGIN ... END: on an error it catches the CALL runs its statements (``ROLLBACK``,
+    ``SET p_outcome = ...``); after an EXIT handler the CALL ends, failing again with the error when the
+    handler ends with ``RESIGNAL``; after a CONTINUE one it goes on with the statement after the one that
+    failed. Other handlers (SQLSTATE values, names, an EXIT one in a nested block, a CONTINUE one that
+    SIGNALs) are not run: an error ends the CALL there."""
 
     position: int  # its order among the body's handlers: StatementInfo.handler of its statements
     codes: frozenset[int] | None  # None: every error (SQLEXCEPTION)
     resignals: bool
     exits: bool = True
+    scoped: bool = False  # declared in a nested block: it catches the errors of that block's statements only
+    #   (StatementInfo.catchers; loan_servicing_app's lockbox posts each line, recording the ones that fail)
 
 
 def signature(tree: exp.Expression) -> Signature:
@@ -134,12 +154,17 @@ def signature(tree: exp.Expression) -> Signature:
     unfollowed_elsewhere = _unfollowed(tree, followed, calls=False)
     assigned_elsewhere = set(assignments(tree, calls=False))
     passed = tuple(Passed(c.this.name.lower(), k, n.name.lower(), n.name.lower() in assigned_elsewhere,
-                          n.name.lower() not in unfollowed_elsewhere)
+                          n.name.lower() not in unfollowed_elsewhere, _bare(arg) == n.name.lower(), _repeated(c))
                    for c in tree.find_all(nodes.Call) for k, arg in enumerate(c.expressions)
                    for n in arg.find_all(exp.Identifier) if n.name.lower() in named)
     return Signature(params, tuple(variables), assigned, frozenset(named - unfollowed), catches,
                      tuple(x for _, x in runs), not_found, passed, block_not_found=block_not_found,
                      caught=_caught(tree))
+
+
+def _bare(arg: exp.Expression) -> str | None:
+    """The local variable an argument is, when it is only that (``v_no``), lower case."""
+    return arg.name.lower() if isinstance(arg, exp.Column) and not arg.table else None
 
 
 def _caught(tree: exp.Expression) -> frozenset[str] | None:
@@ -195,7 +220,8 @@ def _not_found_handlers(tree: exp.Expression, body: object, named: set[str]) -> 
 def _error_handler(h: nodes.DeclareHandler, position: int, body: object) -> Handler | None:
     """``h`` as a Handler the CALL can run, or None (see Handler)."""
     action = str(h.args.get("action") or "").upper()
-    if action not in ("EXIT", "CONTINUE") or h.parent is not body:
+    scoped = h.parent is not body
+    if action not in ("EXIT", "CONTINUE") or (scoped and (action == "EXIT" or not isinstance(h.parent, exp.Block))):
         return None
     codes: set[int] = set()
     every = False
@@ -214,7 +240,7 @@ def _error_handler(h: nodes.DeclareHandler, position: int, body: object) -> Hand
                  and not last.args.get("this"))
     if signals and not (resignals and signals == [last] and action == "EXIT"):
         return None  # a SIGNAL of its own, or a RESIGNAL not at the end of an EXIT handler: not followed
-    return Handler(position, None if every else frozenset(codes), resignals, action == "EXIT")
+    return Handler(position, None if every else frozenset(codes), resignals, action == "EXIT", scoped)
 
 
 def no_data(condition: object) -> bool:
@@ -316,11 +342,11 @@ def call_bindings(call: str, sig: Signature, outer: Bindings | None = None) -> B
             out[name] = exp.Null()  # an OUT parameter starts NULL; assigned below if the body sets it
         else:
             value = substitute(arg, outer or {})
-            out[name] = value if _constant(value) else unknown()
+            out[name] = value if constant(value) else unknown()
     for name, default in sig.variables:
         value_tree = parse(f"SELECT {default}") if default is not None else None
         out[name] = (value_tree.expressions[0] if isinstance(value_tree, exp.Select) and
-                     _constant(value_tree.expressions[0]) else exp.Null() if default is None else unknown())
+                     constant(value_tree.expressions[0]) else exp.Null() if default is None else unknown())
     for name in sig.assigned - sig.sequential:
         if name in out:
             out[name] = unknown()  # the sequential ones are reassigned as the CALL runs (predictor/calls.py)
@@ -356,7 +382,7 @@ def substitute(tree: exp.Expression, bindings: Bindings) -> exp.Expression:
     return tree.transform(swap, copy=False)
 
 
-def _constant(e: exp.Expression) -> bool:
+def constant(e: exp.Expression) -> bool:
     """No column, variable or placeholder in it: the same value wherever the body uses it."""
     return not any(isinstance(n, exp.Column | exp.Parameter | exp.Placeholder | exp.SessionParameter)
                    for n in e.walk())

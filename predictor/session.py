@@ -54,10 +54,12 @@ class Piece:
     after: tuple[str, ...] = ()
     type: str = ""
     event: str = ""  # the trigger event whose statement wrote these rows (resolve.Use.event)
+    step: int = 0  # which run of a CALL's body statement wrote it (0: the statement itself; calls.py)
 
     def at(self, seq: int) -> Piece:
         """The same piece for another statement (memoised decisions are reused across statements)."""
-        return Piece(seq, self.rows, self.nontrans, self.table, self.before, self.after, self.type, self.event)
+        return Piece(seq, self.rows, self.nontrans, self.table, self.before, self.after, self.type, self.event,
+                     self.step)
 
 
 @dataclass

@@ -178,3 +178,12 @@ SELECT a FROM t WHERE b = 1 INTO @x;
 SELECT a FROM t INTO OUTFILE '/tmp/a.txt' FIELDS TERMINATED BY ',' LINES TERMINATED BY '\n';
 -- expect: class = Select
 -- expect: into.this.name = /tmp/a.txt
+
+-- title: JSON_OBJECT values are any expression, a comparison too (blood_bank_app's recall notices)
+INSERT INTO outbox (payload) VALUES (JSON_OBJECT('kit', p_kit, 'leukoreduced', v_code <> 'FFP', 'lookback', v_status = 'TRANSFUSED', 'n', v_n + 1));
+-- expect: class = Insert
+-- expect: expression.expressions.0.expressions.0.class = JSONObject
+-- expect: expression.expressions.0.expressions.0.expressions.kinds = JSONKeyValue,JSONKeyValue,JSONKeyValue,JSONKeyValue
+-- expect: expression.expressions.0.expressions.0.expressions.1.expression.class = NEQ
+-- expect: expression.expressions.0.expressions.0.expressions.2.expression.class = EQ
+-- expect: expression.expressions.0.expressions.0.expressions.3.expression.class = Add
