@@ -413,7 +413,7 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
             elif sb.unsafe:
                 b.unsafe_noted = True  # in STATEMENT format the CALL reports them, 1592, logged or not (9.7)
         went_row = bool(sb.row_events) or any(x.rows for x in s.trx_cache[waiting:])  # written now, or at COMMIT
-        if s.binlog_format == "MIXED" and (went_row or (sb.error is not None and sb.unsafe) or (
+        if s.binlog_format == "MIXED" and (went_row or (sb.unsafe and (sb.error is not None or sub.writes)) or (
                 sub.kind in (Kind.SELECT, Kind.NOOP, Kind.SET) and limited(sub, p.profile)
                 and (sub.reads or not p.profile.BODY_LIMIT_READS_TABLE)) or (
                 sub.kind in (Kind.NOOP, Kind.SET) and _unsafe_expression(p, sub))):
@@ -421,7 +421,8 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
             # too: insurance_claims_app, sp_bind_policy); a SELECT ... LIMIT in the body (a cursor's too:
             # NOOP, its DECLARE; and SET v = (SELECT ... LIMIT 1): set_limit.sql) is decided as unsafe
             # though it logs nothing, and so is an unsafe statement that failed (what an EXIT handler then
-            # writes is rows) (procedure_locals.sql, cursor_loops.sql, handler_exit.sql)
+            # writes is rows) or changed no row (blood_bank_app's invoice upsert that finds the invoice)
+            # (procedure_locals.sql, cursor_loops.sql, handler_exit.sql, call_unsafe_no_rows.sql)
             s.force_row = True
         if p.profile.ROUTINE_EVERY_STEP_CLEARS_WARNINGS or (
                 sub.kind is not Kind.SET and (sub.reads or sub.writes)):

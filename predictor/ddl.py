@@ -23,6 +23,7 @@ from predictor.codes import (
     ER_TABLE_EXISTS,
     ER_TRG_ALREADY_EXISTS,
     ER_TRG_DOES_NOT_EXIST,
+    ER_TRUNCATE_ILLEGAL_FK,
     ER_UNKNOWN_VIEW,
     ER_VIEW_SELECT_VARIABLE,
 )
@@ -34,7 +35,7 @@ from predictor.parse import parse
 from predictor.query import select_rows
 from predictor.resolve import lookup, resolve
 from predictor.routines import Signature
-from predictor.rows import parsed, table_source
+from predictor.rows import checks_foreign_keys, parsed, table_source
 from predictor.session import Cache, Piece, SessionState
 from predictor.transactions import log_direct
 from predictor.triggers import idle_unless
@@ -359,6 +360,13 @@ def handle_truncate(p: Predictor, b: Builder, info: StatementInfo, s: SessionSta
             b.error = ER_NO_SUCH_TABLE
             return
     p.implicit_commit(s)
+    for n in info.targets:
+        t = p.catalog.table(n)
+        if t is not None and checks_foreign_keys(p, t, s) and any(
+                c.name.lower() != t.name.lower() for c, _ in p.catalog.children(t.name)):
+            # another table's foreign key references it, rows or not (blood_bank_app's product_types)
+            b.error = ER_TRUNCATE_ILLEGAL_FK
+            return
     for n in info.targets:
         p.rows[n.lower()] = 0
         t = p.catalog.table(n)

@@ -22,7 +22,7 @@ from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal, InvalidO
 from sqlglot import exp, jsonpath
 from sqlglot.errors import ParseError, TokenError
 
-from predictor.moments import Moment, before, calendar_day, on_day
+from predictor.moments import Moment, before, calendar_day, from_literal, on_day
 from predictor.values import UNKNOWN, JsonText, Recased, decimal_of, real
 
 Value = object  # as predictor.evaluate.Value
@@ -474,11 +474,26 @@ def _extreme(e: exp.Expression, ev: Eval) -> Value:
         return pick(str(v) for v in args)
     if all(isinstance(v, Moment) for v in args):
         return _extreme_reading(args, isinstance(e, exp.Greatest))
+    if any(isinstance(v, Moment) for v in args) and all(isinstance(v, Moment | str) for v in args):
+        return _extreme_mixed(args, isinstance(e, exp.Greatest))
     if not all(real(v) for v in args):
         return UNKNOWN
     if any(isinstance(v, float) for v in args):
         return float(pick(float(v) for v in args))  # type: ignore[arg-type]  # compared and returned as DOUBLE
     return pick(args)  # type: ignore[type-var]
+
+
+def _extreme_mixed(args: list[Value], greatest: bool) -> Value:
+    """GREATEST / LEAST of clock readings and date literals (``GREATEST(v_next, v_last + INTERVAL 56 DAY)``
+    with ``v_next`` starting at '2000-01-01 00:00:00': blood_bank_app's eligibility): the literals placed on
+    the clock (moments.from_literal); the one picked is returned as it was."""
+    against = next(v for v in args if isinstance(v, Moment))
+    placed: list[Value] = [v if isinstance(v, Moment) else from_literal(v, against) if isinstance(v, str)
+                           else None for v in args]
+    if any(m is None for m in placed):
+        return UNKNOWN
+    best = _extreme_reading(placed, greatest)
+    return UNKNOWN if best is UNKNOWN else args[placed.index(best)]
 
 
 def _extreme_reading(readings: list[Value], greatest: bool) -> Value:
@@ -773,6 +788,18 @@ def _json_set(e: exp.Expression, ev: Eval) -> Value:
     return JsonText(_json_text(after), partial=True) if partial else _json_result(old, before, after, given)
 
 
+def _elt(e: exp.Expression, ev: Eval) -> Value:
+    """ELT(n, s1, s2, ...): the n-th string, NULL when there is none (blood_bank_app's component codes)."""
+    n, items = e.this, e.expressions
+    k = ev(n)
+    if k is None:
+        return None
+    index = _count(k)
+    if index is None:
+        return UNKNOWN
+    return ev(items[index - 1]) if 1 <= index <= len(items) else None
+
+
 _NAMED: dict[str, Callable[[exp.Expression, Eval], Value]] = {"JSON_MERGE_PATCH": _json_merge_patch,
                                                               "JSON_LENGTH": _json_length}
 
@@ -790,4 +817,5 @@ _FUNCTIONS: dict[type[exp.Expression], Callable[[exp.Expression, Eval], Value]] 
     exp.JSONExtract: _json_path, exp.JSONExtractScalar: _json_path,
     exp.JSONValue: _json_path, exp.MD5: _digest, exp.SHA: _digest, exp.SHA2: _digest,
     exp.UnixToTime: _from_unixtime, exp.RegexpLike: _regexp, exp.JSONObject: _json_doc, exp.JSONSet: _json_set,
+    exp.Elt: _elt,
 }

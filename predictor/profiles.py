@@ -381,16 +381,17 @@ class MariaDB1011(Profile):
     SERVER_DEFAULTS = MappingProxyType({"log_bin": "ON"})
     ISOLATION_VARIABLES = frozenset({"tx_isolation"})
     UNSAFE_FUNCTIONS = _UNSAFE_FUNCTIONS_MYSQL - {"RAND", "RANDOM_BYTES", "AES_ENCRYPT", "AES_DECRYPT",
-                                                  "CURRENT_USER", "VERSION", "UUID_TO_BIN", "BIN_TO_UUID",
+                                                  "VERSION", "UUID_TO_BIN", "BIN_TO_UUID",
                                                   "SOURCE_POS_WAIT", "RELEASE_ALL_LOCKS"}
+    """CURRENT_USER() is unsafe on 10.11 and 11.8 too, in a statement as in stored code (seen:
+    fixtures/seeds/003_logging_rules/current_user_unsafe.sql, blood_bank_app's audit rows)."""
     UNSAFE_REASONS = Profile.UNSAFE_REASONS - {"FULLTEXT_PLUGIN", "NOWAIT", "XA",
                                                "ACL_TABLE_READ_IN_DML_DDL", "CREATE_SELECT_WITH_GIPK"}
     UNSAFE_FUNCTIONS_IN = MappingProxyType({"RAND": frozenset({"UPDATE", "DELETE", "REPLACE"})})
     """Seen on 10.11: RAND() is unsafe in UPDATE, DELETE and REPLACE, safe in INSERT (its seed is logged);
     fixtures/seeds/003_logging_rules/unsafe_07_rand.sql, found on fixtures/workloads/fleet_app.sql."""
-    SUBSTATEMENT_UNSAFE_FUNCTIONS = frozenset({"RAND", "CURRENT_USER"})
-    """Seen on 10.11: RAND()'s seed is logged for the statement, not for the stored code it runs; CURRENT_USER()
-    is safe in a statement but unsafe in a trigger's body (fixtures/workloads/ledger_app.sql)."""
+    SUBSTATEMENT_UNSAFE_FUNCTIONS = frozenset({"RAND"})
+    """Seen on 10.11: RAND()'s seed is logged for the statement, not for the stored code it runs."""
     LIMIT_ZERO_SAFE = True
     BODY_LIMIT_READS_TABLE = True
     BODY_UNSAFE_EXPRESSION_ROW = False

@@ -452,6 +452,8 @@ def _returning(statements: Sequence[object], env: dict[str, exp.Expression] | No
     first, rest = statements[0], list(statements[1:])
     if isinstance(first, exp.Return) and isinstance(first.this, exp.Expression):
         return substitute(first.this, env)
+    if isinstance(first, nodes.Signal):  # the call fails there: no value (blood_bank_app's fn_shelf_expiry checks
+        return unknown()  # its product code first; an IF the values decide false leaves the RETURN known)
     if isinstance(first, exp.Block):
         return _returning([*first.expressions, *rest], env, scales, missing)
     if isinstance(first, nodes.DeclareHandler):
@@ -563,6 +565,7 @@ def _same(e: exp.Expression) -> exp.Expression:
 def conversion(kind: object) -> Conversion | None:
     """How a parameter, local or result of type ``kind`` holds a value: an integer rounded (a DECIMAL half up,
     a DOUBLE half to even), a DOUBLE as a DOUBLE, a DECIMAL(p, s) rounded to s, a DATE as a datetime's day,
+    a DATETIME as CAST(x AS DATETIME) does,
     a CHAR / VARCHAR(n) as it is when it fits (a longer string is unknown: truncated with a warning, or
     refused in strict mode), TEXT as it is; None for a type whose
     conversion is not followed."""
@@ -575,6 +578,8 @@ def conversion(kind: object) -> Conversion | None:
         return lambda e: exp.Cast(this=exp.Paren(this=e), to=to)
     if kind.this is exp.DataType.Type.DATE:
         return lambda e: exp.TsOrDsToDate(this=e)
+    if kind.this is exp.DataType.Type.DATETIME and not kind.expressions:  # no fractional seconds to round
+        return lambda e: exp.Cast(this=exp.Paren(this=e), to=exp.DataType.build("DATETIME"))
     if kind.this in (exp.DataType.Type.VARCHAR, exp.DataType.Type.CHAR):
         size = kind.expressions[0].this if kind.expressions else None
         width = int(size.this) if isinstance(size, exp.Literal) and size.is_int else 1 if not kind.expressions \

@@ -379,7 +379,7 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
             limit = info.limit if info.limit != -1 or not isinstance(tree, exp.Expression) else _limit(tree)
             by = order.expressions if isinstance(order, exp.Order) else ()
             if isinstance(tree, exp.Delete):
-                if _checks_foreign_keys(p, t, s) and p.catalog.children(t.name):
+                if checks_foreign_keys(p, t, s) and p.catalog.children(t.name):
                     doomed = p.data.selected(t, cond, limit, positions, by)
                     refused, cascaded = referenced(p.data, p.catalog, t, doomed, lambda c: p.journal(s, c)) \
                         if doomed else (False, [])
@@ -498,7 +498,7 @@ def _cascade_pieces(p: Predictor, s: SessionState, out: Outcome, t: Table,
     return replace(out, trx=out.trx + tuple(add)) if trx else replace(out, stmt_cache=out.stmt_cache + tuple(add))
 
 
-def _checks_foreign_keys(p: Predictor, t: Table, s: SessionState) -> bool:
+def checks_foreign_keys(p: Predictor, t: Table, s: SessionState) -> bool:
     """InnoDB enforces foreign keys, unless the session turned foreign_key_checks off."""
     return p.profile.engine(t.engine).name == "innodb" and s.vars.get("foreign_key_checks", "ON") == "ON"
 
@@ -642,14 +642,14 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
         rows = [dict(r) for r in rows]
         for i in found:
             rows[i.row][i.column] = i.stored
-    if mode is Mode.INSERT and _checks_foreign_keys(p, t, s) and missing_parent(p.data, p.catalog, t, rows):
+    if mode is Mode.INSERT and checks_foreign_keys(p, t, s) and missing_parent(p.data, p.catalog, t, rows):
         s.last_insert_id = prior
         return _failed(out, ER_NO_REFERENCED_ROW)
     # the upsert's rows, in order, also without triggers: its write images depend on them (_upsert_write)
     pairs: list[Pair] | None = [] if (t.triggers and mode in (Mode.INSERT, Mode.IGNORE)) or mode is Mode.UPSERT \
         else None
     checked = (mode is Mode.REPLACE and p.profile.REPLACE_DELETE_CHECKS_CHILDREN and p.catalog.children(t.name)
-               and _checks_foreign_keys(p, t, s))
+               and checks_foreign_keys(p, t, s))
     before = p.data.tables[t.ident].copy() if checked else None
     if pairs is not None and len(rows) > 1 and _sets_new_keys(t):
         events: list[str] = []
@@ -749,7 +749,7 @@ def _unfollowed_parents(p: Predictor, sql: str, info: StatementInfo, s: SessionS
     """INSERT ... VALUES into a table whose rows are not followed: a row whose foreign key names a parent
     that surely does not exist still fails with 1452 (game_backend_app: a bot's account id)."""
     if not (t.foreign_keys and info.kind is Kind.INSERT and not info.ignore and info.on_duplicate is None
-            and not info.select_source and _checks_foreign_keys(p, t, s)) or not any(
+            and not info.select_source and checks_foreign_keys(p, t, s)) or not any(
                 p.data.tables.get(fk.parent) is not None and p.data.tables[fk.parent].tracked for fk in t.foreign_keys):
         return out
     got = _inserted(p, sql, info, s, t)
@@ -881,6 +881,10 @@ def _write_each(p: Predictor, s: SessionState, info: StatementInfo, t: Table, ro
 def _statement_rows(p: Predictor, tree: exp.Insert, t: Table, s: SessionState) -> list[Row] | None:
     """The rows an INSERT / REPLACE writes, by target column, or None when they cannot be evaluated."""
     if isinstance(tree.expression, exp.Values):
+        if any(isinstance(n, exp.Subquery) for n in tree.expression.walk()):
+            # VALUES (CONCAT((SELECT din FROM collections WHERE id = 3), '-CRYO')): the subquery's value
+            tree = tree.copy()
+            tree.set("expression", resolved(tree.expression, lambda name: table_source(p, name, s), per_row=False))
         return values_rows(tree, t)
     got = select_rows(tree.expression, lambda name: table_source(p, name, s))
     if got is None:

@@ -134,20 +134,27 @@ def test_functions_not_inlined_stay_calls() -> None:
     tree = parse("SELECT nosuch(2) + stamp('2025-01-01')")
     assert isinstance(tree, exp.Select)
     inlined = inline_functions(tree.expressions[0], {**FUNCTIONS, **ODD_TYPES}.get)
-    assert {f.name for f in inlined.find_all(exp.Anonymous)} == {"nosuch", "stamp"}  # a DATETIME: not inlined
+    assert {f.name for f in inlined.find_all(exp.Anonymous)} == {"nosuch", "stamp"}  # DATETIME(6): not inlined
     assert value(inlined, {}) is UNKNOWN
 
 
-ODD_TYPES = {"stamp": "CREATE FUNCTION stamp(d DATETIME) RETURNS DATETIME DETERMINISTIC RETURN d"}
+ODD_TYPES = {"stamp": "CREATE FUNCTION stamp(d DATETIME(6)) RETURNS DATETIME(6) DETERMINISTIC RETURN d"}
 
 
 @pytest.mark.parametrize(("expr", "expected"), [
     ("label(1)", "n1"),  # VARCHAR(3): a string that fits is the value
     ("label(1000)", UNKNOWN),  # 'n1000' does not fit VARCHAR(3): truncated or refused, not followed
     ("day_of('2025-03-07 10:30:00')", "2025-03-07"),  # a DATE parameter holds the day
+    ("stamp_of('2025-03-07')", "2025-03-07 00:00:00"),  # a DATETIME holds a day as its midnight
+    ("stamp_of(NULL)", None),
+    ("checked_days('RBC')", "2025-03-07 00:00:00"),  # the SIGNAL's IF is false: the RETURN is the value
+    ("checked_days('XXX')", UNKNOWN),  # the SIGNAL's IF holds: the call fails, no value
 ])
 def test_string_and_date_types_convert(expr: str, expected: object) -> None:
-    functions = {**FUNCTIONS, "day_of": "CREATE FUNCTION day_of(d DATE) RETURNS VARCHAR(10) DETERMINISTIC RETURN d"}
+    functions = {**FUNCTIONS, "day_of": "CREATE FUNCTION day_of(d DATE) RETURNS VARCHAR(10) DETERMINISTIC RETURN d",
+                 "stamp_of": "CREATE FUNCTION stamp_of(d DATETIME) RETURNS DATETIME DETERMINISTIC RETURN d",
+                 "checked_days": "CREATE FUNCTION checked_days(c VARCHAR(4)) RETURNS DATETIME DETERMINISTIC BEGIN "
+                                 "IF c <> 'RBC' THEN SIGNAL SQLSTATE '45000'; END IF; RETURN '2025-03-07'; END"}
     tree = parse(f"SELECT {expr}")
     assert isinstance(tree, exp.Select)
     assert value(inline_functions(tree.expressions[0], functions.get), {}) == expected
