@@ -11,6 +11,7 @@ such an IF instead lost 2.6 points on insurance_claims_app and changed none of t
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -124,6 +125,21 @@ def _old(n: exp.Expression, unchanged: frozenset[str]) -> exp.Expression:
     return n
 
 
+def _contradicts(conjuncts: Iterable[object]) -> bool:
+    """``x = 'A' AND x <> 'A'`` (or ``x = 'A' AND x = 'B'``) among the conjuncts: false or NULL whatever x is
+    (blood_bank_app's ``NEW.status = 'AVAILABLE' AND OLD.status <> 'AVAILABLE'`` when status is unchanged)."""
+    equal: dict[str, str] = {}
+    unequal: set[tuple[str, str]] = set()
+    for c in (x.unnest() for x in conjuncts if isinstance(x, exp.Expression)):
+        if isinstance(c, exp.EQ | exp.NEQ) and isinstance(c.expression, exp.Literal):
+            side, lit = c.this.sql(dialect=RplayMySQL).lower(), c.expression.sql(dialect=RplayMySQL).lower()
+            if isinstance(c, exp.NEQ):
+                unequal.add((side, lit))
+            elif equal.setdefault(side, lit) != lit:
+                return True
+    return any(equal.get(side) == lit for side, lit in unequal)
+
+
 def _same(a: exp.Expression, b: exp.Expression) -> bool:
     return a.sql(dialect=RplayMySQL).lower() == b.sql(dialect=RplayMySQL).lower()
 
@@ -136,7 +152,9 @@ def _shape(e: exp.Expression) -> str:
         return {"T": "F", "F": "T", "TN": "FN", "FN": "TN"}.get(_shape(e.this), "?")
     if isinstance(e, exp.And):
         sides = (_shape(e.this), _shape(e.expression))
-        return "FN" if any(s in _FALSY for s in sides) else "T" if sides == ("T", "T") else "?"
+        if any(s in _FALSY for s in sides) or _contradicts(e.flatten()):
+            return "FN"
+        return "T" if sides == ("T", "T") else "?"
     if isinstance(e, exp.Or):
         sides = (_shape(e.this), _shape(e.expression))
         return "T" if "T" in sides else "FN" if all(s in _FALSY for s in sides) else "?"

@@ -197,6 +197,10 @@ class Profile:
     CREATE_EXISTING_LOGGED: ClassVar[bool] = True
     """CREATE TABLE IF NOT EXISTS of a table that exists (note 1050) is still logged; MariaDB logs nothing
     (fixtures/seeds/003_logging_rules/create_select_exists.sql). ... SELECT is never logged then."""
+    TWO_KEYS_IN_TRIGGER_TABLES: ClassVar[bool] = False
+    """MySQL 9.7: INSERT ... ON DUPLICATE KEY UPDATE is INSERT_TWO_KEYS-unsafe when a table its triggers write
+    has more than one unique key, not only its own table (fixtures/seeds/003_logging_rules/
+    upsert_two_keys_elsewhere.sql); a foreign key's parent does not count."""
     FK_CASCADES_LOGGED: ClassVar[bool] = False
     """MySQL 9: the child rows an ON DELETE CASCADE deletes are logged as row events of the DELETE (foreign
     keys moved from InnoDB to the SQL layer; fixtures/seeds/003_logging_rules/foreign_keys.sql)."""
@@ -320,6 +324,7 @@ class MySQL80(Profile):
     SET_BINLOG_FORMAT_WARNING = 1287
     SQL_MODE_MERGED_WARNING = 3135
     FK_CASCADES_LOGGED = True
+    TWO_KEYS_IN_TRIGGER_TABLES = True
     ROUTINE_EVERY_STEP_CLEARS_WARNINGS = True
     MULTI_UPDATE_OPENS_JOINED = True
     SELF_SUBQUERY_ERROR = 1093

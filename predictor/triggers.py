@@ -678,10 +678,41 @@ def update_sets(t: Table, columns: Sequence[str]) -> frozenset[str]:
     its value: loan_servicing_app's ``IF NEW.status IN (...)`` in a trigger that sets other columns)."""
     out = {c.lower() for c in columns}
     out |= {c.name.lower() for c in t.columns if c.on_update_now or c.generated is not Generated.NO}
-    for tr in t.triggers:
-        if tr.event.upper() == "UPDATE" and tr.timing.upper() == "BEFORE":
-            out.update(set_new_columns(tr.text))
+    sets = [x for tr in t.triggers if tr.event.upper() == "UPDATE" and tr.timing.upper() == "BEFORE"
+            for x in guarded_sets(tr.text)]
+    names = frozenset(c.name.lower() for c in t.columns)
+    grew = True
+    while grew:  # a SET whose IF cannot hold while the columns not changed so far keep their values does not run
+        unchanged = names - out
+        before = len(out)
+        out.update(c for c, guards in sets if c not in out and not any(
+            by_shape(cond, unchanged) is (not branch) for cond, branch in guards))
+        grew = len(out) > before
     return frozenset(out)
+
+
+@lru_cache(maxsize=256)
+def guarded_sets(text: str) -> tuple[tuple[str, tuple[tuple[exp.Expression, bool], ...]], ...]:
+    """Each ``SET NEW.c`` of a trigger with the IF conditions around it and the branch it is in (True: THEN)
+    (blood_bank_app's ``IF NEW.status = 'AVAILABLE' AND OLD.status <> 'AVAILABLE' ... THEN SET NEW.status``
+    does not run for an UPDATE that leaves status alone)."""
+    body = _body(text)
+    if body is None:
+        return ()
+    out: list[tuple[str, tuple[tuple[exp.Expression, bool], ...]]] = []
+    for item in body.find_all(exp.SetItem):
+        eq = item.this
+        if not (isinstance(eq, exp.EQ) and isinstance(eq.this, exp.Column) and eq.this.table.lower() == "new"):
+            continue
+        guards: list[tuple[exp.Expression, bool]] = []
+        child: object = item
+        at = item.parent
+        while at is not None and at is not body:
+            if isinstance(at, exp.IfBlock) and isinstance(at.this, exp.Expression) and child is not at.this:
+                guards.append((at.this, child is at.args.get("true")))
+            child, at = at, at.parent
+        out.append((eq.this.name.lower(), tuple(guards)))
+    return tuple(out)
 
 
 def merge(total: Changed, got: Changed) -> None:

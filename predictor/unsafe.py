@@ -129,8 +129,22 @@ def _foreign_key_reads(ctx: Context) -> bool:
         if kind is Kind.UPDATE and any(fk.on_update in ("RESTRICT", "NO ACTION")
                                        for _, fk in ctx.catalog.children(t.name)):
             return True  # the children are checked for rows still pointing at it
-        if kind in (Kind.DELETE, Kind.REPLACE) and ctx.catalog.children(t.name):
+        if kind in (Kind.DELETE, Kind.REPLACE) and _deletes_check(ctx, t.name, 0):
             return True  # checked, or changed by a cascade that checks in turn (cascade_rows.sql)
+    return False
+
+
+def _deletes_check(ctx: Context, name: str, depth: int) -> bool:
+    """Whether deleting rows of ``name`` read-locks a table: a child its foreign key only checks (RESTRICT /
+    NO ACTION), one SET NULL updates (its other parents are checked), or one the cascade deletes whose own
+    children are checked in turn. A child the cascade deletes is written, not read (blood_bank_app's invoice
+    lines; fk_delete_cascade_reads.sql)."""
+    for child, fk in ctx.catalog.children(name):
+        action = fk.on_delete.upper()
+        if action != "CASCADE" or depth > 8:
+            return True
+        if child.name.lower() != name.lower() and _deletes_check(ctx, child.name, depth + 1):
+            return True
     return False
 
 
@@ -156,7 +170,9 @@ def insert_two_keys(ctx: Context) -> bool:
     INSERT_SELECT_UPDATE alone on all three servers (upsert_select_keys.sql)."""
     if ctx.info.kind is not Kind.INSERT or ctx.info.on_duplicate is None or ctx.info.select_source:
         return False
-    return any(len(t.unique_keys) > 1 for t in _top_targets(ctx))
+    tables = [u.table for u in ctx.access.writes if not u.cascaded] if ctx.profile.TWO_KEYS_IN_TRIGGER_TABLES \
+        else _top_targets(ctx)
+    return any(len(t.unique_keys) > 1 for t in tables)
 
 
 def autoinc_not_first(ctx: Context) -> bool:
