@@ -274,7 +274,8 @@ def _decide_dml(p: Predictor, seq: int, info: StatementInfo, s: SessionState) ->
                 if p.profile.BLACKHOLE_ROW_WARNING:
                     ctx.warnings.add(p.profile.BLACKHOLE_ROW_WARNING)
                 continue
-            before, after = images(t, u.op, u.columns, s.row_image, p.profile)
+            before, after = images(t, u.op, u.columns, s.row_image, p.profile,
+                                   multi=u.top and info.multi_table and u.op is Op.UPDATE)
             piece = Piece(seq, True, not ctx.trans(t), t.name, before, after, _ROW_TYPE[u.op], u.event)
             (trx if ctx.trans(t) else stmt_cache).append(piece)
     elif _statement_logged(ctx) and not all(p.profile.engine(u.table.engine).self_logging

@@ -25,15 +25,18 @@ def pke(table: Table, profile: Profile) -> tuple[str, ...] | None:
     return None
 
 
-def _generated_for(table: Table, written: set[str], op: Op, profile: Profile) -> set[str]:
-    """The generated columns a row change writes (Profile.GENERATED_WRITTEN)."""
+def _generated_for(table: Table, written: set[str], op: Op, profile: Profile, multi: bool = False) -> set[str]:
+    """The generated columns a row change writes (Profile.GENERATED_WRITTEN); ``multi``: a multi-table UPDATE's
+    (Profile.MULTI_UPDATE_WRITES_GENERATED)."""
     indexed = {c.lower() for k in table.keys for c in k.columns}
     out: set[str] = set()
     for c in table.columns:
         name = c.name.lower()
         if c.generated is Generated.NO:
             continue
-        if c.generated is Generated.VIRTUAL and name in indexed:
+        if multi and profile.MULTI_UPDATE_WRITES_GENERATED:
+            out.add(name)
+        elif c.generated is Generated.VIRTUAL and name in indexed:
             out.add(name)  # its index entry is rewritten with the row, whatever the change
         elif profile.GENERATED_WRITTEN == "stored":
             if c.generated is Generated.STORED:
@@ -48,8 +51,8 @@ def _depends(c: Column, written: set[str]) -> bool:
 
 
 def images(table: Table, op: Op, columns: tuple[str, ...] | None, mode: str,
-           profile: Profile) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(before, after) column names in table order."""
+           profile: Profile, multi: bool = False) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(before, after) column names in table order; ``multi``: the rows a multi-table UPDATE changes."""
     all_cols = {c.name.lower() for c in table.columns}
     mode = mode.upper()
     written = all_cols if columns is None else {c.lower() for c in columns}
@@ -66,12 +69,12 @@ def images(table: Table, op: Op, columns: tuple[str, ...] | None, mode: str,
     if mode == "FULL" or (key is None and profile.NO_PKE_FULL_IMAGES):
         return table.ordered(full_before), table.ordered(full_after)
     if mode == "FULL_NODUP":
-        after = all_cols if op is Op.INSERT else (written | _generated_for(table, written, op, profile))
+        after = all_cols if op is Op.INSERT else (written | _generated_for(table, written, op, profile, multi))
         return table.ordered(full_before), table.ordered(after if op is not Op.DELETE else set())
     key_cols = {c.lower() for c in key} if key is not None else all_cols
     json_blob = not profile.NOBLOB_KEEPS_JSON
     non_blob = {c.name.lower() for c in table.columns if not c.is_blob(json_blob)}
-    gen = _generated_for(table, written, op, profile)
+    gen = _generated_for(table, written, op, profile, multi)
     if mode == "NOBLOB":
         before = key_cols | non_blob
         after = written | non_blob | gen

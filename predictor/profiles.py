@@ -149,6 +149,10 @@ class Profile:
     """MySQL: a duplicate marks the whole row, so the update event of REPLACE / ON DUPLICATE KEY UPDATE, and an
     upsert's rows written after a duplicate, have the whole row as MINIMAL and NOBLOB after image (seen on 9.7,
     fixtures/seeds/004_wl5092/upsert_images.sql, upsert_write_image.sql)."""
+    MULTI_UPDATE_WRITES_GENERATED: ClassVar[bool] = False
+    """MySQL 9.7: a multi-table UPDATE's MINIMAL after image has every generated column of the rows it changes,
+    stored or virtual, whatever it sets (a single-table UPDATE only those it recomputes; blood_bank_app's
+    donors, fixtures/seeds/004_wl5092/multi_update_generated.sql)."""
     GENERATED_WRITTEN: ClassVar[str] = "computed"
     """Which generated columns a row change writes (MINIMAL after images): ``computed``, those whose base
     columns it writes (all of them on INSERT), or ``stored``, every STORED one. An indexed VIRTUAL column is
@@ -325,6 +329,7 @@ class MySQL80(Profile):
     SQL_MODE_MERGED_WARNING = 3135
     FK_CASCADES_LOGGED = True
     TWO_KEYS_IN_TRIGGER_TABLES = True
+    MULTI_UPDATE_WRITES_GENERATED = True
     ROUTINE_EVERY_STEP_CLEARS_WARNINGS = True
     MULTI_UPDATE_OPENS_JOINED = True
     SELF_SUBQUERY_ERROR = 1093
