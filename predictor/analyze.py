@@ -152,6 +152,7 @@ class StatementInfo:
     extra: tuple[str, ...] = field(default=())
     columns: tuple[str, ...] = ()  # a SELECT's output column names ("*" for a star)
     joined: tuple[str, ...] = ()  # a multi-table UPDATE's tables (not those of its subqueries or derived tables)
+    pinned: tuple[tuple[str, str], ...] = ()  # a multi-table UPDATE's (table, column) its WHERE sets to a constant
     group_aliases: tuple[tuple[str, tuple[str, ...]], ...] = ()  # GROUP BY names that are select aliases of
     #   another expression, with the tables of their SELECT: a column of those too is ambiguous (warning 1052)
 
@@ -369,6 +370,25 @@ def _insert(tree: exp.Insert) -> StatementInfo:
                    nowait=bool(sel and sel.nowait), extra=sel.extra if sel else ())
 
 
+def _pinned(tree: exp.Update, joins: list[exp.Expression]) -> tuple[tuple[str, str], ...]:
+    """(table, column) pairs a multi-table UPDATE's WHERE sets equal to a constant (``co.id = @c``): a table
+    whose unique key they cover is read first, as a constant (dml.py, Profile.MULTI_UPDATE_WRITES_GENERATED)."""
+    where = tree.args.get("where")
+    if not isinstance(where, exp.Where):
+        return ()
+    names = {str(t.alias_or_name).lower(): str(t.name).lower()
+             for t in (tree.this, *(j.this for j in joins)) if isinstance(t, exp.Table)}
+    out: list[tuple[str, str]] = []
+    for c in where.this.flatten() if isinstance(where.this, exp.And) else [where.this]:
+        c = c.unnest()
+        if not isinstance(c, exp.EQ):
+            continue
+        for col, other in ((c.this, c.expression), (c.expression, c.this)):
+            if isinstance(col, exp.Column) and col.table.lower() in names and not other.find(exp.Column):
+                out.append((names[col.table.lower()], col.name.lower()))
+    return tuple(out)
+
+
 def _update(tree: exp.Update) -> StatementInfo:
     target = tree.this
     tables = _tables(target) if target is not None else []
@@ -393,7 +413,7 @@ def _update(tree: exp.Update) -> StatementInfo:
     joined = tuple(str(t.name) for t in (target, *(j.this for j in joins)) if isinstance(t, exp.Table)) \
         if multi else ()
     info = _common(tree, writes, kind=Kind.UPDATE, ignore=bool(tree.args.get("ignore")), limit=limit,
-                   multi_table=multi, self_read=True, joined=joined,
+                   multi_table=multi, self_read=True, joined=joined, pinned=_pinned(tree, joins) if multi else (),
                    clock_columns=tuple(c for c, yes in _assigned_clocks(list(tree.expressions)).items() if yes))
     if any(isinstance(e, exp.EQ) and isinstance(e.expression, exp.Anonymous) and e.expression.expressions
            and e.expression.name.upper() == "LAST_INSERT_ID" for e in tree.expressions):

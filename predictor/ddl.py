@@ -405,7 +405,9 @@ def handle_create_trigger(p: Predictor, b: Builder, info: StatementInfo, s: Sess
         for w in body.writes:
             target = p.catalog.table(w.table)
             keyed = {c.lower() for k in target.unique_keys for c in k.columns} if target is not None else None
-            if body.kind is Kind.UPDATE and w.columns is not None and keyed is not None and not body.multi_table \
+            # a multi-table UPDATE too: the columns it sets in its target become unknown when it fires
+            # (freight_forwarding_app's customs hold puts the shipment joined to the declaration on hold)
+            if body.kind is Kind.UPDATE and w.columns is not None and keyed is not None \
                     and not keyed & {c.lower() for c in w.columns}:
                 p.data.trigger_updates(table.name, trig.event, w.table, w.columns, idle)
             elif body.kind in (Kind.INSERT, Kind.DELETE) and not body.multi_table:

@@ -84,9 +84,11 @@ def _replace(e: exp.Expression, ev: Eval) -> Value:
         return None
     sources = [s, new]
     s, old, new = _text(s), _text(old), _text(new)
-    if s is None or old is None or new is None or any(c.isalpha() for c in old) or not old:
+    if s is None or old is None or new is None or not old:
         return UNKNOWN
-    return _like(sources, s.replace(old, new).rstrip(" "))
+    # REPLACE is case-sensitive and the model holds text case-folded: a bet that the text has the case of the
+    # string searched for (``REPLACE(b.booking_no, 'BKG', 'SHP')``: freight_forwarding_app's shipment numbers)
+    return _like(sources, s.replace(old.casefold(), new.casefold()).rstrip(" "))
 
 
 def _coalesce(e: exp.Expression, ev: Eval) -> Value:
@@ -788,6 +790,62 @@ def _json_set(e: exp.Expression, ev: Eval) -> Value:
     return JsonText(_json_text(after), partial=True) if partial else _json_result(old, before, after, given)
 
 
+def _substring_index(e: exp.Expression, ev: Eval) -> Value:
+    """SUBSTRING_INDEX(s, delim, n): before the n-th delimiter from the left (n > 0), after the n-th from the
+    right (n < 0); a delimiter with letters is matched as written, a bet (REPLACE's; the model holds text
+    case-folded). freight_forwarding_app reads EDI segments with it."""
+    s, delim, n = ev(e.this), ev(e.args["delimiter"]), ev(e.args["count"])
+    if s is None or delim is None or n is None:
+        return None
+    text, sep, count = _text(s), _text(delim), _count(n)
+    if text is None or sep is None or count is None:
+        return UNKNOWN
+    if count == 0 or not sep:
+        return ""
+    parts = text.split(sep.casefold())
+    got = sep.casefold().join(parts[:count] if count > 0 else parts[count:])
+    return _like([s], got.rstrip(" "))
+
+
+_STR_TO_DATE_FIELDS = {"%Y": "year", "%m": "month", "%-m": "month", "%d": "day", "%-d": "day", "%H": "hour",
+                       "%-H": "hour", "%M": "minute", "%S": "second"}
+"""The format's fields as sqlglot holds them (Python's codes: MySQL's %i is %M, %s is %S, %c is %-m, %e is %-d)."""
+
+
+def _str_to_date(e: exp.Expression, ev: Eval) -> Value:
+    """STR_TO_DATE(s, format) for a literal format of numeric fields (%Y %m %d %H %i %s ...): a DATE's text,
+    or a DATETIME's when the format has a time of day; other formats are not followed."""
+    fmt = e.args.get("format")
+    v = ev(e.this)
+    if v is None:
+        return None
+    text = _text(v)
+    if text is None or not isinstance(fmt, exp.Literal) or not fmt.is_string:
+        return UNKNOWN
+    pattern, fields, raw, i = "", [], str(fmt.this), 0
+    while i < len(raw):
+        code = raw[i:i + 3] if raw[i:i + 2] == "%-" else raw[i:i + 2]
+        if raw[i] == "%":
+            if code not in _STR_TO_DATE_FIELDS:
+                return UNKNOWN
+            fields.append(_STR_TO_DATE_FIELDS[code])
+            pattern += r"(\d{4})" if code == "%Y" else r"(\d{1,2})"
+            i += len(code)
+        else:
+            pattern += re.escape(raw[i])
+            i += 1
+    m = re.fullmatch(pattern, text.strip())
+    if m is None or not {"year", "month", "day"} <= set(fields):
+        return UNKNOWN
+    got = dict.fromkeys(("hour", "minute", "second"), 0) | {f: int(x) for f, x in zip(fields, m.groups(), strict=True)}
+    try:
+        at = datetime(got["year"], got["month"], got["day"], got["hour"], got["minute"], got["second"])
+    except ValueError:
+        return UNKNOWN
+    timed = any(f in fields for f in ("hour", "minute", "second"))
+    return at.strftime("%Y-%m-%d %H:%M:%S" if timed else "%Y-%m-%d")
+
+
 def _elt(e: exp.Expression, ev: Eval) -> Value:
     """ELT(n, s1, s2, ...): the n-th string, NULL when there is none (blood_bank_app's component codes)."""
     n, items = e.this, e.expressions
@@ -817,5 +875,5 @@ _FUNCTIONS: dict[type[exp.Expression], Callable[[exp.Expression, Eval], Value]] 
     exp.JSONExtract: _json_path, exp.JSONExtractScalar: _json_path,
     exp.JSONValue: _json_path, exp.MD5: _digest, exp.SHA: _digest, exp.SHA2: _digest,
     exp.UnixToTime: _from_unixtime, exp.RegexpLike: _regexp, exp.JSONObject: _json_doc, exp.JSONSet: _json_set,
-    exp.Elt: _elt,
+    exp.Elt: _elt, exp.SubstringIndex: _substring_index, exp.StrToDate: _str_to_date, exp.StrToTime: _str_to_date,
 }
