@@ -286,4 +286,9 @@ def classify(ctx: Context) -> set[str]:
             continue
         if rule(ctx):
             reasons.add(name)
-    return reasons & ctx.profile.UNSAFE_REASONS
+    reasons &= ctx.profile.UNSAFE_REASONS
+    if ctx.profile.IODUP_TWO_KEYS_DEFERRED and "INSERT_TWO_KEYS" in reasons and len(reasons) > 1:
+        # MariaDB decides it after the others, only for a statement not already unsafe
+        # (reconsider_logging_format_for_iodup; upsert_two_keys_trigger_mariadb.sql)
+        reasons.discard("INSERT_TWO_KEYS")
+    return reasons
