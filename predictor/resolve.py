@@ -153,9 +153,11 @@ def _cascade_triggers(acc: Access, t: Table, event: str, catalog: Catalog, sessi
     reasons are the statement's (fixtures/seeds/003_logging_rules/fk_cascade_unsafe.sql)."""
     for child, fk in catalog.children(t.name):
         fired = fk.child_event(event)
-        if fired is None or (fired != event and not acc.set_null_cascades):
-            continue  # ON DELETE SET NULL: MySQL only
-        _opened(acc, child, fired, catalog, session, depth, cascaded=True)
+        if fired is None:
+            continue
+        # ON DELETE SET NULL: MySQL opens the child's UPDATE triggers, MariaDB its DELETE ones, the parent's
+        # event (freight_forwarding_app's containers and their packages; fk_set_null_triggers.sql)
+        _opened(acc, child, fired if acc.set_null_cascades else event, catalog, session, depth, cascaded=True)
 
 
 def _opened(acc: Access, t: Table, event: str, catalog: Catalog, session: SessionState, depth: int,
