@@ -41,6 +41,10 @@ def is_computed(v: object) -> bool:
 
 
 def _text(v: Value) -> str | None:
+    """A value as string functions read it: an exact DECIMAL with its scale (``CONCAT(lane, ':', 8200.00)``:
+    freight_forwarding_app's rate-cache keys); a DOUBLE's text is not followed."""
+    if isinstance(v, Decimal):
+        return format(v, "f")
     return v if isinstance(v, str) else str(v) if isinstance(v, int) and not isinstance(v, bool) else None
 
 
