@@ -31,6 +31,7 @@ from predictor.routines import (
     Handler,
     as_expression,
     assignments,
+    bare,
     bind,
     call_bindings,
     constant,
@@ -448,7 +449,7 @@ def _returned(routine: Routine, called: Routine | None, sub: StatementInfo, valu
         return
     params = called.signature.params if called is not None else ()
     for k, arg in enumerate(tree.expressions):
-        name = arg.name.lower() if isinstance(arg, exp.Column) and not arg.table else None
+        name = bare(arg)
         if name is None or name not in routine.signature.sequential or (k < len(params) and params[k][1] == "IN"):
             continue
         got = ended.get(params[k][0]) if k < len(params) else None

@@ -154,7 +154,7 @@ def signature(tree: exp.Expression) -> Signature:
     unfollowed_elsewhere = _unfollowed(tree, followed, calls=False)
     assigned_elsewhere = set(assignments(tree, calls=False))
     passed = tuple(Passed(c.this.name.lower(), k, n.name.lower(), n.name.lower() in assigned_elsewhere,
-                          n.name.lower() not in unfollowed_elsewhere, _bare(arg) == n.name.lower(), _repeated(c))
+                          n.name.lower() not in unfollowed_elsewhere, bare(arg) == n.name.lower(), _repeated(c))
                    for c in tree.find_all(nodes.Call) for k, arg in enumerate(c.expressions)
                    for n in arg.find_all(exp.Identifier) if n.name.lower() in named)
     return Signature(params, tuple(variables), assigned, frozenset(named - unfollowed), catches,
@@ -162,7 +162,7 @@ def signature(tree: exp.Expression) -> Signature:
                      caught=_caught(tree))
 
 
-def _bare(arg: exp.Expression) -> str | None:
+def bare(arg: exp.Expression) -> str | None:
     """The local variable an argument is, when it is only that (``v_no``), lower case."""
     return arg.name.lower() if isinstance(arg, exp.Column) and not arg.table else None
 

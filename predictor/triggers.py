@@ -262,12 +262,7 @@ def new_columns(text: str) -> tuple[str, ...]:
 @lru_cache(maxsize=256)
 def set_new_columns(text: str) -> tuple[str, ...]:
     """The NEW.c a (BEFORE) trigger assigns with SET, in any branch."""
-    body = _body(text)
-    if body is None:
-        return ()
-    out = [eq.this.name.lower() for item in body.find_all(exp.SetItem) if isinstance(eq := item.this, exp.EQ)
-           and isinstance(eq.this, exp.Column) and eq.this.table.lower() == "new"]
-    return tuple(dict.fromkeys(out))
+    return tuple(dict.fromkeys(c for c, _ in guarded_sets(text)))
 
 
 _SAME_VALUE_NODES = (exp.Column, exp.Identifier, exp.Literal, exp.Null, exp.Boolean, exp.EQ, exp.NEQ, exp.In,
