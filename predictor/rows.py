@@ -13,14 +13,15 @@ from predictor import fresh, ranges, triggers, views
 from predictor.analyze import SETS_INSERT_ID, Kind, Op, StatementInfo
 from predictor.catalog import ForeignKey, Table
 from predictor.codes import ER_BAD_NULL, ER_WARNING_NOT_COMPLETE_ROLLBACK
-from predictor.data import POSITION, SKIPPED, Mode, Pair, Refused, WriteOutcome, upsert_assignments, values_rows
+from predictor.data import SKIPPED, Mode, Pair, Refused, WriteOutcome, upsert_assignments, values_rows
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, value
 from predictor.foreign import ER_NO_REFERENCED_ROW, ER_ROW_IS_REFERENCED, missing_parent, referenced
 from predictor.images import images, upsert_images
+from predictor.joined import Selected, assignments_to, selected
 from predictor.literals import UNSURE, Unsure, literal_rows
 from predictor.outcome import Outcome
 from predictor.parse import Parsed, parse
-from predictor.query import Source, matching_rows, resolved, select_rows
+from predictor.query import Source, resolved, select_rows
 from predictor.resolve import lookup, with_trigger_columns
 from predictor.routines import UNKNOWN_NAME, inline_functions
 from predictor.session import Piece, SessionState
@@ -365,8 +366,8 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
             if shown is not None:
                 where = exp.Where(this=exp.and_(shown.copy(), where.this) if where is not None else shown.copy())
             cond = resolved(where.this, lambda name: table_source(p, name, s)) if where is not None else None
-            selected = _selected(p, tree, t, s) if info.multi_table and isinstance(tree, exp.Expression) else None
-            positions, joined = selected if selected is not None else (None, None)
+            chosen = _selected(p, tree, t, s) if info.multi_table and isinstance(tree, exp.Expression) else None
+            positions, joined = chosen if chosen is not None else (None, None)
             if info.multi_table and positions is None:
                 # a join the model cannot follow: the rows its own conditions do not rule out may be changed
                 own = _own_conditions(tree, t, where.this if where is not None else None) \
@@ -395,7 +396,7 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
                 changed = p.data.delete_where(t, cond, limit, positions, pairs, by)
                 _fire(p, s, info, t, "DELETE", pairs if changed is not None else None, fired)
             elif isinstance(tree, exp.Update):
-                sets = [(c, resolved(e, lambda name: table_source(p, name, s))) for c, e in _assignments_to(tree, t)]
+                sets = [(c, resolved(e, lambda name: table_source(p, name, s))) for c, e in assignments_to(tree, t)]
                 try:
                     res = p.data.update_where(t, cond, sets, limit, ignore=info.ignore,
                                               scan_order=p.profile.UPDATE_IGNORE_CLASHES_IN_SCAN_ORDER,
@@ -537,56 +538,9 @@ _EVENTS = {Kind.INSERT: frozenset({"INSERT"}), Kind.REPLACE: frozenset({"INSERT"
            Kind.DELETE: frozenset({"DELETE"})}  # the trigger events a statement may fire
 
 
-def _selected(p: Predictor, tree: exp.Expression, t: Table,
-              s: SessionState) -> tuple[list[int], dict[int, Row]] | None:
-    """Positions of ``t``'s rows a multi-table DELETE / UPDATE selects (predictor/query.py), with the joined
-    row each was matched with when it was matched once (SET a.x = b.y reads it), or None."""
-    using = tree.args.get("using")
-    frm = using[0] if isinstance(using, list) and using else tree.this
-    if not isinstance(frm, exp.Table):
-        return None
-    aliases = _aliases(frm, t)
-    if len(aliases) != 1:
-        return None  # a self-join: which side a row is on is not followed
-
-    def sources(name: str) -> Source | None:
-        return p.data.source(t, positions=True) if name.lower() == t.name.lower() else table_source(p, name, s)
-
-    first = frm.copy()
-    first.set("joins", None)
-    where = tree.args.get("where")
-    rows = matching_rows(first, frm.args.get("joins") or (), where.this if where is not None else None, sources)
-    key = f"{aliases[0]}.{POSITION}"
-    if rows is None or not all(isinstance(r.get(key), int) for r in rows):
-        return None
-    positions: list[int] = []
-    joined: dict[int, Row] = {}
-    twice: set[int] = set()
-    for r in rows:
-        pos = r[key]
-        assert isinstance(pos, int)
-        positions.append(pos)
-        if pos in joined:
-            twice.add(pos)  # matched several times: which joined row sets it is not followed
-        joined[pos] = r
-    return positions, {pos: r for pos, r in joined.items() if pos not in twice}
-
-
-def _aliases(frm: object, t: Table) -> list[str]:
-    """The names ``t`` goes by in a FROM table and its joins (one per occurrence; several in a self-join)."""
-    if not isinstance(frm, exp.Table):
-        return []
-    tables = [frm, *(j.this for j in frm.args.get("joins") or ())]
-    return [x.alias_or_name.lower() for x in tables if isinstance(x, exp.Table) and x.name.lower() == t.name.lower()]
-
-
-def _assignments_to(tree: exp.Update, t: Table) -> list[tuple[str, exp.Expression]]:
-    """The SET items of an UPDATE that assign ``t``'s columns (a multi-table UPDATE names their table)."""
-    own = set(_aliases(tree.this, t))
-    names = {c.name.lower() for c in t.columns}
-    return [(e.this.name, e.expression) for e in tree.expressions if isinstance(e, exp.EQ) and
-            isinstance(e.this, exp.Column) and (e.this.table.lower() in own if e.this.table else
-                                                e.this.name.lower() in names)]
+def _selected(p: Predictor, tree: exp.Expression, t: Table, s: SessionState) -> Selected | None:
+    """Positions of ``t``'s rows a multi-table DELETE / UPDATE selects (predictor/joined.py)."""
+    return selected(tree, t, p.data.source(t, positions=True), lambda name: table_source(p, name, s))
 
 
 def _through_view(p: Predictor, name: str, s: SessionState) -> tuple[Table, exp.Expression | None] | None:

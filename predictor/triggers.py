@@ -24,6 +24,7 @@ from predictor.catalog import Generated, Table
 from predictor.codes import ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG, signal_code
 from predictor.data import DataModel, Mode, Pair, Refused, upsert_assignments, values_rows
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, known, truth, value
+from predictor.joined import assignments_to, selected
 from predictor.parse import parse
 from predictor.query import Source, resolved, select_rows
 from predictor.routines import conversion, if_chain, no_data
@@ -622,18 +623,45 @@ class _Runner:
         self.fire(t, "DELETE", pairs if got is not None else None)
 
     def update(self, n: exp.Update, rows: dict[str, Row | None]) -> None:
-        if not isinstance(n.this, exp.Table) or n.this.args.get("joins") or n.args.get("from") or n.args.get("limit") \
-                or n.args.get("order"):
-            raise _Inexact("multi-table or ordered UPDATE in a trigger")
+        if not isinstance(n.this, exp.Table) or n.args.get("from") or n.args.get("limit") or n.args.get("order"):
+            raise _Inexact("ordered UPDATE in a trigger")
+        if n.this.args.get("joins"):
+            self.update_joined(n, rows)
+            return
         t = self._table(n.this)
         where = n.args.get("where")
         # ``WHERE id = (SELECT restaurant_id FROM orders WHERE id = NEW.order_id)``: the subquery's value
         cond = resolved(_bound(where.this, rows), self.source) if where is not None else None
         sets = [(e.this.name, resolved(_bound(e.expression, rows), self.source)) for e in n.expressions
                 if isinstance(e, exp.EQ) and isinstance(e.this, exp.Column)]
+        self.updated(t, n, cond, sets)
+
+    def update_joined(self, n: exp.Update, rows: dict[str, Row | None]) -> None:
+        """A multi-table UPDATE that sets one table's columns, its rows chosen by the join (freight_forwarding_app's
+        customs hold puts the shipment joined to the declaration on hold)."""
+        frm = n.this
+        named = {e.this.table.lower() for e in n.expressions if isinstance(e, exp.EQ) and isinstance(e.this, exp.Column)}
+        node = next((x for x in [frm, *(j.this for j in frm.args.get("joins") or ())]
+                     if isinstance(x, exp.Table) and x.alias_or_name.lower() in named), None) if len(named) == 1 else None
+        if node is None:
+            raise _Inexact("a multi-table UPDATE of several tables, or of columns it does not qualify")
+        t = self._table(node)
+        bound = _bound(n, rows)
+        assert isinstance(bound, exp.Update)
+        got = selected(bound, t, self.data.source(t, positions=True), self.source) \
+            if self.data.tracked(t) is not None else None
+        if got is None:
+            raise _Inexact("a join the model does not follow")
+        positions, joined = got
+        sets = [(c, resolved(e, self.source)) for c, e in assignments_to(bound, t)]
+        self.updated(t, n, None, sets, positions, joined)
+
+    def updated(self, t: Table, n: exp.Update, cond: exp.Expression | None, sets: list[tuple[str, exp.Expression]],
+                positions: list[int] | None = None, joined: dict[int, Row] | None = None) -> None:
         pairs: list[Pair] = []
         try:
-            got = self.data.update_where(t, cond, sets, pairs=pairs) if self.data.tracked(t) is not None else None
+            got = self.data.update_where(t, cond, sets, positions=positions, pairs=pairs, joined=joined) \
+                if self.data.tracked(t) is not None else None
         except Refused as refused:
             if t.engine.lower() != "innodb":
                 raise _Inexact(f"the trigger's UPDATE fails ({refused.code})") from None
