@@ -640,9 +640,11 @@ class _Runner:
         """A multi-table UPDATE that sets one table's columns, its rows chosen by the join (freight_forwarding_app's
         customs hold puts the shipment joined to the declaration on hold)."""
         frm = n.this
-        named = {e.this.table.lower() for e in n.expressions if isinstance(e, exp.EQ) and isinstance(e.this, exp.Column)}
-        node = next((x for x in [frm, *(j.this for j in frm.args.get("joins") or ())]
-                     if isinstance(x, exp.Table) and x.alias_or_name.lower() in named), None) if len(named) == 1 else None
+        named = {e.this.table.lower() for e in n.expressions
+                 if isinstance(e, exp.EQ) and isinstance(e.this, exp.Column)}
+        tables = [frm, *(j.this for j in frm.args.get("joins") or ())]
+        node = next((x for x in tables if isinstance(x, exp.Table) and x.alias_or_name.lower() in named), None) \
+            if len(named) == 1 else None
         if node is None:
             raise _Inexact("a multi-table UPDATE of several tables, or of columns it does not qualify")
         t = self._table(node)
