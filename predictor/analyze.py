@@ -285,6 +285,12 @@ def _expression_facts(node: exp.Expression | None) -> tuple[list[str], list[str]
     return funcs, sysvars
 
 
+def _any_limit(tree: exp.Expression) -> int | None:
+    """The LIMIT of a query, else of its first subquery that has one: the parser marks the statement
+    unsafe for any of them (unsafe.read_unsafe)."""
+    return next((n for n in (_limit_value(q) for q in tree.find_all(exp.Select)) if n is not None), None)
+
+
 def _limit_value(node: exp.Expression | None) -> int | None:
     if node is None:
         return None
@@ -685,7 +691,7 @@ def _select(tree: exp.Expression) -> StatementInfo:
             else:
                 cols.append(output_name(e))
     return StatementInfo(Kind.SELECT, reads=tuple(_tables(tree)), functions=tuple(funcs),
-                         sysvars=tuple(sysvars), limit=_limit_value(tree), skip_locked=skip, nowait=nowait,
+                         sysvars=tuple(sysvars), limit=_any_limit(tree), skip_locked=skip, nowait=nowait,
                          columns=tuple(cols), extra=(ONE_ROW,) if _one_row(tree) else ())
 
 
@@ -841,9 +847,8 @@ def _assignments(tree: exp.Set) -> StatementInfo:
         else:
             text = value.sql() if isinstance(value, exp.Expression) else str(value)
         out.append(Assignment(scope, name, text))
-    limits = [n for n in (_limit_value(q) for q in tree.find_all(exp.Select)) if n is not None]
     return StatementInfo(Kind.SET, assignments=tuple(out), functions=tuple(funcs), sysvars=tuple(sysvars),
-                         reads=tuple(reads), limit=limits[0] if limits else None)
+                         reads=tuple(reads), limit=_any_limit(tree))
 
 
 def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:
@@ -870,7 +875,7 @@ def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:
             cond = n.this.sql(dialect=RplayMySQL) if isinstance(n.this, exp.Expression) else None
             test = _common(n.this, [], kind=Kind.NOOP) if isinstance(n.this, exp.Expression) else None
             if test is not None:  # evaluated where a CALL reaches it (calls.py)
-                out.append(replace(test, loops=counted, guards=guards, extra=(CONDITION,)))
+                out.append(replace(test, loops=counted, guards=guards, extra=(CONDITION,), limit=_any_limit(n.this)))
             ifs += 1
             at = ifs
             for key, holds in (("true", True), ("false", False)):
@@ -904,11 +909,10 @@ def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:
             return
         if isinstance(n, exp.Return | exp.Declare | exp.Leave | exp.Iterate | nodes.DeclareCursor |
                       nodes.DeclareCondition | nodes.CursorOp | nodes.Signal | nodes.GetDiagnostics):
-            info = _common(n, [], kind=Kind.NOOP)
+            # a cursor's SELECT (OPEN runs it), RETURN (SELECT ...), DEFAULT (SELECT ...): its LIMIT counts
+            info = _common(n, [], kind=Kind.NOOP, limit=_any_limit(n))  # (unsafe.limited)
             if isinstance(n, nodes.Signal) and str(n.args.get("kind")).upper() == "SIGNAL":
                 info = replace(info, signal=signal_code(n))
-            if isinstance(n, nodes.DeclareCursor) and isinstance(n.expression, exp.Select):
-                info = replace(info, limit=_limit_value(n.expression))  # OPEN runs it: unsafe.limited()
             if not (info.functions or info.sysvars or info.reads or info.signal):
                 return
         elif isinstance(n, nodes.DeclareHandler):

@@ -41,7 +41,7 @@ from predictor.routines import (
 )
 from predictor.rows import table_source
 from predictor.session import SessionState
-from predictor.unsafe import limited, system_function
+from predictor.unsafe import read_unsafe, system_function
 from predictor.variables import ER_SP_FETCH_NO_DATA
 
 if TYPE_CHECKING:
@@ -415,9 +415,7 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
                 b.unsafe_noted = True  # in STATEMENT format the CALL reports them, 1592, logged or not (9.7)
         went_row = bool(sb.row_events) or any(x.rows for x in s.trx_cache[waiting:])  # written now, or at COMMIT
         if s.binlog_format == "MIXED" and (went_row or (sb.unsafe and (sb.error is not None or sub.writes)) or (
-                sub.kind in (Kind.SELECT, Kind.NOOP, Kind.SET) and limited(sub, p.profile)
-                and (sub.reads or not p.profile.BODY_LIMIT_READS_TABLE)) or (
-                sub.kind in (Kind.NOOP, Kind.SET) and _unsafe_expression(p, sub))):
+                sub.kind in (Kind.SELECT, Kind.NOOP, Kind.SET) and _decided_unsafe(p, sub, s, b.seq))):
             # within one CALL, MIXED stays in row format once it switched (in a transaction the body opened
             # too: insurance_claims_app, sp_bind_policy); a SELECT ... LIMIT in the body (a cursor's too:
             # NOOP, its DECLARE; and SET v = (SELECT ... LIMIT 1): set_limit.sql) is decided as unsafe
@@ -491,6 +489,16 @@ def _handles_no_data(text: str) -> bool:
         return True
     return any(no_data(c) or (isinstance(c, exp.Literal) and str(c.this) == str(ER_SP_FETCH_NO_DATA))
                for h in tree.find_all(nodes.DeclareHandler) for c in h.args.get("conditions") or ())
+
+
+def _decided_unsafe(p: Predictor, sub: StatementInfo, s: SessionState, seq: int) -> bool:
+    """A body statement that writes nothing but is unsafe where the server decides it (unsafe.read_unsafe),
+    or an unsafe expression MySQL decides anyway (``_unsafe_expression``)."""
+    if sub.kind is not Kind.SELECT and _unsafe_expression(p, sub):
+        return True
+    if not (sub.reads or sub.functions or sub.sysvars or sub.limit is not None):
+        return False
+    return read_unsafe(p.context(seq, sub, s))
 
 
 def _unsafe_expression(p: Predictor, sub: StatementInfo) -> bool:

@@ -26,7 +26,7 @@ from predictor.parse import parse
 from predictor.resolve import lookup
 from predictor.rows import table_source, with_key_checks
 from predictor.session import Cache, Piece, SessionState
-from predictor.unsafe import classify
+from predictor.unsafe import classify, read_unsafe
 from predictor.values import UNKNOWN
 from predictor.variables import ER_SP_FETCH_NO_DATA, ER_TOO_MANY_ROWS, run_select_into
 
@@ -223,6 +223,15 @@ def stick_to_row(p: Predictor, s: SessionState) -> None:
         s.sticky_row = True
 
 
+def stick_if_unsafe(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    """A SELECT / SET / DO that writes nothing but is unsafe (``SELECT ... LIMIT 1``: unsafe.read_unsafe)
+    went to row format: with temporary tables, MariaDB's session stays there."""
+    if p.profile.MIXED_ROW_STICKY_WITH_TEMP_TABLES and s.binlog_format == "MIXED" and s.temp_tables \
+            and not s.sticky_row and (info.reads or info.functions or info.sysvars) \
+            and read_unsafe(p.context(b.seq, info, s)):
+        s.sticky_row = True
+
+
 def _used_by_statement(p: Predictor, info: StatementInfo, ctx: Context) -> bool:
     """Whether a trigger or function the statement runs writes a table the statement itself reads or writes:
     the server refuses it (1442) when the body runs, which the prediction takes to happen when the write is
@@ -382,3 +391,5 @@ def handle_noop(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) 
             handle_dml(p, b, info, s)
         elif missing and info.kind is Kind.SELECT:
             b.error = ER_NO_SUCH_TABLE
+        else:
+            stick_if_unsafe(p, b, info, s)

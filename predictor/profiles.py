@@ -397,9 +397,11 @@ class MariaDB1011(Profile):
     fixtures/seeds/003_logging_rules/current_user_unsafe.sql, blood_bank_app's audit rows)."""
     UNSAFE_REASONS = Profile.UNSAFE_REASONS - {"FULLTEXT_PLUGIN", "NOWAIT", "XA",
                                                "ACL_TABLE_READ_IN_DML_DDL", "CREATE_SELECT_WITH_GIPK"}
-    UNSAFE_FUNCTIONS_IN = MappingProxyType({"RAND": frozenset({"UPDATE", "DELETE", "REPLACE"})})
+    UNSAFE_FUNCTIONS_IN = MappingProxyType({"RAND": frozenset({"UPDATE", "DELETE", "REPLACE", "SELECT", "SET", "DO",
+                                                               "NOOP"})})
     """Seen on 10.11: RAND() is unsafe in UPDATE, DELETE and REPLACE, safe in INSERT (its seed is logged);
-    fixtures/seeds/003_logging_rules/unsafe_07_rand.sql, found on fixtures/workloads/fleet_app.sql."""
+    fixtures/seeds/003_logging_rules/unsafe_07_rand.sql, found on fixtures/workloads/fleet_app.sql. A SELECT
+    reading a table with it goes to row too (Create_func_rand: unsafe unless SQLCOM_INSERT; read_unsafe.sql)."""
     SUBSTATEMENT_UNSAFE_FUNCTIONS = frozenset({"RAND"})
     """Seen on 10.11: RAND()'s seed is logged for the statement, not for the stored code it runs."""
     LIMIT_ZERO_SAFE = True

@@ -263,6 +263,26 @@ def static_reasons(info: StatementInfo, profile: Profile) -> set[str]:
     return {name for name, rule in STATIC_RULES if rule(info, profile)}
 
 
+def read_unsafe(ctx: Context) -> bool:
+    """Whether a statement that writes nothing is still unsafe where the server decides its format: MIXED
+    goes to row for it though it logs nothing, for the rest of a CALL (predictor/calls.py) and, on MariaDB,
+    while the session has temporary tables (Profile.MIXED_ROW_STICKY_WITH_TEMP_TABLES). Its LIMIT (in a
+    subquery too), unsafe functions and system variables count, and those of the stored functions it calls
+    (``SET v = fn_fx(...)`` whose SELECT has a LIMIT: freight_forwarding_app's invoices). MariaDB decides
+    only a statement that opens a table or calls a stored function (Profile.BODY_LIMIT_READS_TABLE);
+    fixtures/seeds/003_logging_rules/read_unsafe.sql."""
+    info, p = ctx.info, ctx.profile
+    if p.BODY_LIMIT_READS_TABLE and not (ctx.access.reads or ctx.access.stored_functions):
+        return False
+    if limited(info, p) or system_function(info, p) or system_variable(info, p):
+        return True
+    for sub in ctx.access.sub_statements:
+        if limited(sub, p) or static_reasons(sub, p) or not p.SUBSTATEMENT_UNSAFE_FUNCTIONS.isdisjoint(sub.functions):
+            return True
+    return any(f in p.UNSAFE_FUNCTIONS for f in ctx.access.functions) or any(
+        v not in p.SAFE_SYSVARS for v in ctx.access.sysvars)
+
+
 def classify(ctx: Context) -> set[str]:
     """Every unsafe reason of the statement, including those of its sub-statements."""
     reasons = static_reasons(ctx.info, ctx.profile)
