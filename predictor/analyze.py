@@ -62,6 +62,9 @@ class Kind(str, Enum):
     UNLOCK_TABLES = "UNLOCK_TABLES"
     FLUSH = "FLUSH"
     BINLOG = "BINLOG"  # BINLOG '...': a row injection
+    PREPARE = "PREPARE"  # PREPARE / EXECUTE / DEALLOCATE PREPARE (predictor/prepared.py)
+    EXECUTE = "EXECUTE"
+    DEALLOCATE = "DEALLOCATE"
     NOOP = "NOOP"  # not logged, no state we track (USE, SHOW, CHECK, DECLARE...)
     UNKNOWN = "UNKNOWN"
 
@@ -140,6 +143,8 @@ class StatementInfo:
     #   column it now follows, "" for FIRST), in the ALTER's order
     drops_primary_key: bool = False
     unknown_reason: str | None = None
+    source: tuple[str, str] | None = None  # PREPARE: ("TEXT", its statement) or ("VAR", the user variable)
+    using: tuple[str, ...] = ()  # EXECUTE ... USING: the user variables, in order
     reserved_names: frozenset[str] = frozenset()  # unquoted names some server reserves (predictor/reserved.py)
     signal: int | None = None  # a body's SIGNAL: the error it raises (predictor/calls.py)
     leaves: int | None = None  # a body's LEAVE: the position of the unrolled loop it ends, or RETURNS (calls.py)
@@ -1007,6 +1012,21 @@ def _children(n: exp.Expression) -> list[exp.Expression]:
     return flat
 
 
+def _prepared(tree: nodes.Prepare | nodes.ExecutePrepared | nodes.Deallocate) -> StatementInfo:
+    name = _name(tree.this)
+    if isinstance(tree, nodes.Deallocate):
+        return StatementInfo(Kind.DEALLOCATE, name=name)
+    if isinstance(tree, nodes.ExecutePrepared):
+        using = tuple(_name(v.this).lower() if isinstance(v, exp.Parameter) else "" for v in tree.expressions)
+        return StatementInfo(Kind.EXECUTE, name=name, using=using)
+    src = tree.expression
+    if isinstance(src, exp.Literal) and src.is_string:
+        return StatementInfo(Kind.PREPARE, name=name, source=("TEXT", str(src.this)))
+    if isinstance(src, exp.Parameter):
+        return StatementInfo(Kind.PREPARE, name=name, source=("VAR", (_name(src.this) or "").lower()))
+    return StatementInfo(Kind.PREPARE, name=name)
+
+
 def analyze_tree(tree: exp.Expression) -> StatementInfo:
     info = _analyze_tree(tree)
     names = assigned(tree) if info.kind is not Kind.SET else ()
@@ -1043,6 +1063,8 @@ def _analyze_tree(tree: exp.Expression) -> StatementInfo:
         if sp is not None:
             return StatementInfo(Kind.ROLLBACK_TO, savepoint=_name(sp))
         return StatementInfo(Kind.ROLLBACK, chain=bool(tree.args.get("chain")))
+    if isinstance(tree, nodes.Prepare | nodes.ExecutePrepared | nodes.Deallocate):
+        return _prepared(tree)
     if isinstance(tree, nodes.BinlogEvent):
         return StatementInfo(Kind.BINLOG)  # the events are read at prediction time (literals are not cached)
     if isinstance(tree, nodes.Savepoint):

@@ -6,6 +6,7 @@ first). Temporary tables live in the session (``SessionState.temp_tables``) and 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import cached_property
@@ -144,6 +145,21 @@ class Table:
     def generated(self) -> tuple[Column, ...]:
         """Generated columns whose value the data model computes from the rest of the row, in table order."""
         return tuple(c for c in self.columns if c.generated is not Generated.NO and c.expression is not None)
+
+    def with_generated(self, columns: Iterable[str]) -> tuple[str, ...]:
+        """``columns`` (lower case) and the generated columns computed from them, directly or not: what a
+        change of ``columns`` the data model does not follow leaves unknown (dental_group_app's
+        ``active_slot AS (IF(status IN ('cancelled', 'no_show'), NULL, 1))``)."""
+        out = {c.lower() for c in columns}
+        grew = True
+        while grew:
+            grew = False
+            for c in self.columns:
+                if c.generated is not Generated.NO and c.name.lower() not in out \
+                        and (c.expression is None or any(d.lower() in out for d in c.deps)):
+                    out.add(c.name.lower())
+                    grew = True
+        return tuple(sorted(out))
 
     @cached_property
     def checks_values(self) -> bool:

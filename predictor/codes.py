@@ -43,3 +43,4 @@ def signal_code(n: nodes.Signal) -> int | None:
             if isinstance(v, exp.Literal) and v.is_int:
                 return int(v.this)
     return ER_SIGNAL_EXCEPTION
+ER_UNKNOWN_STMT_HANDLER = 1243  # EXECUTE / DEALLOCATE PREPARE of a name the session has not prepared

@@ -167,10 +167,20 @@ class TableData:
         self.rows[pos] = None
 
     def set_unknown(self, columns: Sequence[str], positions: set[int] | None = None) -> None:
-        """``columns`` of the rows at ``positions`` (None: all rows) are no longer known."""
+        """``columns`` of the rows at ``positions`` (None: all rows) are no longer known; a row whose key
+        becomes unknown leaves that key's index (a plain INSERT then takes it to clash with nothing)."""
         unknown = dict.fromkeys((c.lower() for c in columns), UNKNOWN)
-        self.rows = [r | unknown if r is not None and (positions is None or i in positions) else r
-                     for i, r in enumerate(self.rows)]  # new rows: copies share them
+        keyed = [k for k, key in enumerate(self.keys) if not unknown.keys().isdisjoint(key)]
+        rows = list(self.rows)  # new rows: copies share them
+        for i, r in enumerate(rows):
+            if r is None or (positions is not None and i not in positions):
+                continue
+            for k in keyed:
+                tup = self.known_key(k, r)
+                if tup is not None and self.index[k].get(tup) == i:
+                    del self.index[k][tup]
+            rows[i] = r | unknown
+        self.rows = rows
 
 
 def _maybe(d: TableData, where: exp.Expression) -> set[int]:
@@ -413,8 +423,8 @@ class DataModel:
         low = {c.lower() for c in columns}
         if any(c in low for k in d.keys for c in k):
             d.tracked = False
-        else:
-            d.set_unknown(sorted(low), _maybe(d, where) if where is not None else None)
+        else:  # (a generated key column computed from them is unknown in those rows: dental_group_app's slots)
+            d.set_unknown(t.with_generated(low), _maybe(d, where) if where is not None else None)
 
     def selected(self, t: Table, where: exp.Expression | None, limit: int | None = None,
                  positions: Sequence[int] | None = None, order: Sequence[exp.Ordered] = ()) -> list[Row] | None:

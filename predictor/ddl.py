@@ -409,7 +409,9 @@ def handle_create_trigger(p: Predictor, b: Builder, info: StatementInfo, s: Sess
             # (freight_forwarding_app's customs hold puts the shipment joined to the declaration on hold)
             if body.kind is Kind.UPDATE and w.columns is not None and keyed is not None \
                     and not keyed & {c.lower() for c in w.columns}:
-                p.data.trigger_updates(table.name, trig.event, w.table, w.columns, idle)
+                # (with the generated columns computed from them)
+                changed = target.with_generated(w.columns) if target is not None else ()
+                p.data.trigger_updates(table.name, trig.event, w.table, changed, idle)
             elif body.kind in (Kind.INSERT, Kind.DELETE) and not body.multi_table:
                 p.data.trigger_updates(table.name, trig.event, w.table, None, idle)  # rows come and go: forgotten
             else:

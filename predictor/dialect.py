@@ -122,8 +122,10 @@ class RplayTokenizer(MySQL.Tokenizer):
         **{k: v for k, v in MySQL.Tokenizer.KEYWORDS.items() if k not in ("LOCK TABLES", "UNLOCK TABLES")},
         "CALL": TokenType.VAR,
         "OPTIMIZE": TokenType.VAR,
+        "PREPARE": TokenType.VAR,  # (sqlglot: a command swallowing the statement; parsed here)
+        "DEALLOCATE": TokenType.VAR,
     }
-    COMMANDS: ClassVar[set[TokenType]] = {TokenType.COMMAND, TokenType.EXECUTE}
+    COMMANDS: ClassVar[set[TokenType]] = {TokenType.COMMAND}
     COMMAND_PREFIX_TOKENS: ClassVar[set[TokenType]] = {TokenType.SEMICOLON}
 
 
@@ -152,6 +154,9 @@ class RplayParser(MySQLParser):
         "CHECK": lambda self: self._parse_table_maintenance("CHECK"),
         "CHECKSUM": lambda self: self._parse_table_maintenance("CHECKSUM"),
         "BINLOG": lambda self: self.expression(nodes.BinlogEvent(this=self._parse_string())),
+        "PREPARE": lambda self: self._parse_prepare(),
+        "EXECUTE": lambda self: self._parse_execute(),
+        "DEALLOCATE": lambda self: self._parse_deallocate(),
     }
     # sqlglot 30 spells it UNCOMITTED, so SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED fails there.
     TRANSACTION_CHARACTERISTICS: ClassVar[dict[str, Sequence[Sequence[str] | str]]] = {
@@ -486,6 +491,23 @@ class RplayParser(MySQLParser):
         )
 
     # ---- small statements -------------------------------------------------------------------------
+
+    def _parse_prepare(self) -> exp.Expr | None:
+        name = self._parse_id_var(any_token=True)
+        if not self._match(TokenType.FROM):
+            self.raise_error("Expected FROM")
+        text = self._parse_bitwise()  # a string, or @var
+        return self.expression(nodes.Prepare(this=name, expression=text))
+
+    def _parse_execute(self) -> exp.Expr | None:
+        name = self._parse_id_var(any_token=True)
+        args = self._parse_csv(self._parse_bitwise) if self._match(TokenType.USING) else []
+        return self.expression(nodes.ExecutePrepared(this=name, expressions=args))
+
+    def _parse_deallocate(self) -> exp.Expr | None:
+        if not self._match_text_seq("PREPARE"):
+            self.raise_error("Expected PREPARE")
+        return self.expression(nodes.Deallocate(this=self._parse_id_var(any_token=True)))
 
     def _parse_call(self) -> exp.Expr | None:
         name = self._parse_object_name()

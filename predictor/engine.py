@@ -43,6 +43,7 @@ from predictor.fingerprint import fingerprint
 from predictor.memo import emptiness, session_part, trx_clean
 from predictor.moments import READING
 from predictor.outcome import Outcome, Replay
+from predictor.prepared import handle_deallocate, handle_execute, handle_prepare
 from predictor.profiles import Profile
 from predictor.records import StatementRecord
 from predictor.resolve import lookup, resolve
@@ -502,6 +503,9 @@ HANDLERS: dict[Kind, Handler] = {
     Kind.RELEASE_SAVEPOINT: handle_release,
     Kind.XA: handle_xa,
     Kind.BINLOG: handle_binlog,
+    Kind.PREPARE: handle_prepare,
+    Kind.EXECUTE: handle_execute,
+    Kind.DEALLOCATE: handle_deallocate,
     Kind.SET: handle_set,
     Kind.SET_TRANSACTION: handle_set_transaction,
     Kind.LOCK_TABLES: handle_lock,

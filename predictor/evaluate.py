@@ -13,6 +13,7 @@ import json
 import math
 import operator
 import re
+import weakref
 from collections.abc import Callable, Sequence
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
@@ -33,10 +34,27 @@ class Fresh:
     """What UUID() / UUID_SHORT() return: a value equal to nothing but itself, so a unique key holding one
     never clashes (and the table's rows stay followed)."""
 
-    __slots__ = ()
+    __slots__ = ("__weakref__",)
 
     def __repr__(self) -> str:
         return "FRESH"
+
+    def said(self) -> str:
+        """SQL text that evaluates back to this very value (a procedure's parameter given a booking
+        reference a trigger made with UUID(): dental_group_app's cancellation by reference)."""
+        _SAID[id(self)] = self
+        return f"{FRESH_NAME}({id(self)})"
+
+
+FRESH_NAME = "RPLAY_FRESH"
+_SAID: weakref.WeakValueDictionary[int, Fresh] = weakref.WeakValueDictionary()
+
+
+def _said(e: exp.Anonymous) -> Value:
+    """The value ``RPLAY_FRESH(n)`` (Fresh.said) stands for; unknown once it is gone."""
+    arg = e.expressions[0] if len(e.expressions) == 1 else None
+    got = _SAID.get(int(arg.this)) if isinstance(arg, exp.Literal) and arg.is_int else None
+    return UNKNOWN if got is None else got
 
 
 _FRESH_FUNCTIONS = frozenset({"UUID_SHORT", "SYS_GUID"})  # and exp.Uuid
@@ -242,6 +260,8 @@ def value(e: exp.Expression, row: Row, values: Row | None = None) -> Value:
         return value(e.expressions[0], row, values)  # LAST_INSERT_ID(x) is x (and sets the session's: rows.py)
     if isinstance(e, exp.Uuid) or (isinstance(e, exp.Anonymous) and e.name.upper() in _FRESH_FUNCTIONS):
         return Fresh()
+    if isinstance(e, exp.Anonymous) and e.name.upper() == FRESH_NAME:
+        return _said(e)
     if isinstance(e, _KEEPS_FRESH) or (isinstance(e, exp.Anonymous) and e.name.upper() in _KEEPS_FRESH_NAMES):
         fresh = _fresh_argument(e, row, values)
         if fresh is not None:

@@ -16,13 +16,14 @@ import json
 import math
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal, InvalidOperation
 
 from sqlglot import exp, jsonpath
 from sqlglot.errors import ParseError, TokenError
 
-from predictor.moments import Moment, before, calendar_day, from_literal, on_day
+from predictor.moments import Moment, before, calendar_day, from_literal, on_day, shift
 from predictor.values import UNKNOWN, JsonText, Recased, decimal_of, real
 
 Value = object  # as predictor.evaluate.Value
@@ -306,17 +307,25 @@ def _as_decimal(v: Value, to: exp.DataType) -> Value:
 
 
 def _timestamp(e: exp.Expression, ev: Eval) -> Value:
-    """TIMESTAMP(d) and TIMESTAMP(d, t): a literal day (and time of day) as a DATETIME's text (sqlglot reads
-    the second argument as a zone)."""
+    """TIMESTAMP(d) and TIMESTAMP(d, t): a day (and time of day) as a DATETIME (sqlglot reads the second
+    argument as a zone); a clock reading stays one (``TIMESTAMP(CURDATE() + INTERVAL 1 DAY, '09:30:00')``:
+    dental_group_app's bookings)."""
     v = ev(e.this)
     extra = e.args.get("zone")
     if v is None or (isinstance(v, Moment) and extra is None):
         return v
-    stamp = _stamp(v)
-    if extra is None or not isinstance(stamp, str):
-        return stamp
-    t = ev(extra)
-    if t is None:
+    return _add_time(v, ev(extra)) if extra is not None else _stamp(v)
+
+
+def _addtime(e: exp.Expression, ev: Eval) -> Value:
+    """ADDTIME(dt, 'hh:mm:ss'): as TIMESTAMP(dt, t)."""
+    args = e.expressions
+    return _add_time(ev(args[0]), ev(args[1])) if len(args) == 2 else UNKNOWN
+
+
+def _add_time(v: Value, t: Value) -> Value:
+    """A date or datetime (a literal's text or a clock reading) plus a time of day given as literal text."""
+    if v is None or t is None:
         return None
     try:
         at = time.fromisoformat(t) if isinstance(t, str) else None
@@ -324,8 +333,14 @@ def _timestamp(e: exp.Expression, ev: Eval) -> Value:
         at = None
     if at is None:
         return UNKNOWN
-    moment = datetime.fromisoformat(stamp) + timedelta(hours=at.hour, minutes=at.minute, seconds=at.second)
-    return moment.strftime("%Y-%m-%d %H:%M:%S")
+    seconds = at.hour * 3600 + at.minute * 60 + at.second
+    if isinstance(v, Moment):
+        got = shift(v, seconds, "SECOND")
+        return UNKNOWN if got is None else replace(got, date=False)
+    stamp = _stamp(v)
+    if not isinstance(stamp, str):
+        return stamp
+    return (datetime.fromisoformat(stamp) + timedelta(seconds=seconds)).strftime("%Y-%m-%d %H:%M:%S")
 
 
 def _from_unixtime(e: exp.Expression, ev: Eval) -> Value:
@@ -863,7 +878,7 @@ def _elt(e: exp.Expression, ev: Eval) -> Value:
 
 
 _NAMED: dict[str, Callable[[exp.Expression, Eval], Value]] = {"JSON_MERGE_PATCH": _json_merge_patch,
-                                                              "JSON_LENGTH": _json_length}
+                                                              "JSON_LENGTH": _json_length, "ADDTIME": _addtime}
 
 
 _FUNCTIONS: dict[type[exp.Expression], Callable[[exp.Expression, Eval], Value]] = {

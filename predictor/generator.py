@@ -14,6 +14,7 @@ from sqlglot import exp
 from sqlglot.generators.mysql import MySQLGenerator
 
 from predictor import nodes
+from predictor.evaluate import Fresh
 from predictor.moments import RUN_AT, Moment, calendar_day
 from predictor.values import double_sql
 
@@ -76,7 +77,15 @@ class RplayGenerator(MySQLGenerator):
             return self.sql(exp.Literal.string(day.isoformat()))  # a date whole days / months from today, by the
             # bets of predictor/moments.py, when the run's day is known (loan_servicing_app's schedule from a first
             # due date a procedure read); without it the text would be compared as a day the run may not be on
-        if not isinstance(v, str):  # a clock reading, a UUID: no SQL text says it, so statements see it unknown
+        if isinstance(v, Moment) and v.day is not None and v.now is None and not v.date:
+            # a time of day so many days / months from today (``TIMESTAMP(CURDATE(), '08:00:00') + INTERVAL 90
+            # MINUTE`` in a procedure's local: dental_group_app's booking end): said as it was made, so it reads
+            # back as the same reading
+            seconds, months = v.day
+            return f"CAST((CURDATE() + INTERVAL {months} MONTH + INTERVAL {int(seconds)} SECOND) AS DATETIME)"
+        if isinstance(v, Fresh):
+            return v.said()
+        if not isinstance(v, str):  # a clock reading: no SQL text says it, so statements see it unknown
             from predictor.routines import UNKNOWN_NAME
 
             return f"{UNKNOWN_NAME}()"
@@ -87,6 +96,16 @@ class RplayGenerator(MySQLGenerator):
         head = f"GET {expression.args['kind']} DIAGNOSTICS"
         head += f" CONDITION {self.sql(condition)}" if isinstance(condition, exp.Expression) else ""
         return f"{head} {self.expressions(expression, flat=True)}"
+
+    def prepare_sql(self, expression: nodes.Prepare) -> str:
+        return f"PREPARE {self.sql(expression, 'this')} FROM {self.sql(expression, 'expression')}"
+
+    def executeprepared_sql(self, expression: nodes.ExecutePrepared) -> str:
+        using = self.expressions(expression, flat=True)
+        return f"EXECUTE {self.sql(expression, 'this')}" + (f" USING {using}" if using else "")
+
+    def deallocate_sql(self, expression: nodes.Deallocate) -> str:
+        return f"DEALLOCATE PREPARE {self.sql(expression, 'this')}"
 
     def call_sql(self, expression: nodes.Call) -> str:
         return f"CALL {self.sql(expression, 'this')}({self.expressions(expression, flat=True)})"

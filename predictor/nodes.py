@@ -204,3 +204,22 @@ class PerRow(exp.Expression):
 
     # this: (evaluate,), a callable from the outer row to the value; expression: the subquery it stands for
     arg_types: ClassVar[dict[str, bool]] = {"this": True, "expression": True}
+
+
+class Prepare(exp.Expression):
+    """PREPARE name FROM 'text' | @var: `this` the name (an Identifier), `expression` the text (a string
+    Literal or the user variable, an exp.Parameter)."""
+
+    arg_types: ClassVar[dict[str, bool]] = {"this": True, "expression": True}
+
+
+class ExecutePrepared(exp.Expression):
+    """EXECUTE name [USING @a, ...]: `this` the name, `expressions` the user variables bound to its `?`."""
+
+    arg_types: ClassVar[dict[str, bool]] = {"this": True, "expressions": False}
+
+
+class Deallocate(exp.Expression):
+    """{DEALLOCATE | DROP} PREPARE name."""
+
+    arg_types: ClassVar[dict[str, bool]] = {"this": True}

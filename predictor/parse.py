@@ -72,6 +72,9 @@ _STATEMENT_BASES: tuple[type[exp.Expr], ...] = (
     nodes.CreateTrigger,
     nodes.CreateRoutine,
     nodes.BinlogEvent,
+    nodes.Prepare,
+    nodes.ExecutePrepared,
+    nodes.Deallocate,
 )
 
 

@@ -20,7 +20,7 @@ from sqlglot import exp
 
 from predictor import nodes
 from predictor.dialect import RplayMySQL
-from predictor.evaluate import known
+from predictor.evaluate import Fresh, known
 from predictor.moments import Moment
 from predictor.parse import parse
 from predictor.values import double_sql
@@ -391,7 +391,7 @@ def constant(e: exp.Expression) -> bool:
 def as_expression(v: object) -> exp.Expression:
     """A computed value as an expression: a clock reading is kept as a value (an IF on it is decided), but
     the text of a statement it is bound into says it unknown (generator.known_sql)."""
-    if isinstance(v, Moment):
+    if isinstance(v, Moment | Fresh):  # (a UUID a trigger made: the same value, Fresh.said)
         return known(v)
     if v is None:
         return exp.Null()

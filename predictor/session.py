@@ -99,6 +99,8 @@ class SessionState:
     force_row: bool = False  # MIXED inside a CALL after a sub-statement went to row
     sticky_row: bool = False  # MIXED with temporary tables after a row-logged statement (MariaDB)
     trx_undo: Undo = field(default_factory=dict)  # tables as they were before the open transaction (undo.py)
+    statements: dict[str, str | None] = field(default_factory=dict)
+    """PREPARE name -> the statement's text (None: prepared from a value the model does not know)."""
     prepared: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict)
     """(routine, body statement) this connection has prepared -> the tables the statement uses (calls.py)."""
 

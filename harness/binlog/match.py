@@ -29,7 +29,7 @@ _QUOTED = {TokenType.STRING: "", TokenType.NATIONAL_STRING: "n", TokenType.HEX_S
 
 _BOUNDARY = frozenset(("begin", "start transaction", "commit", "rollback", "commit work", "rollback work",
                        "begin work"))
-_READ_ONLY = frozenset(("select", "show", "set", "use", "describe", "desc", "explain", "help"))
+_READ_ONLY = frozenset(("select", "show", "set", "use", "describe", "desc", "explain", "help", "prepare", "deallocate"))
 _OBJECTS = frozenset(("function", "procedure", "trigger", "view", "event"))
 _HEADER_END = frozenset(("table", "(", "as", "on", "index"))
 _HEADER_MAX = 16  # CREATE OR REPLACE ALGORITHM = x DEFINER = 'u' @ 'h' SQL SECURITY x AGGREGATE ...
@@ -315,7 +315,8 @@ class Statement:
 
     @property
     def is_call(self) -> bool:
-        return self.shape.first[:1] == ("call",)
+        """CALL, and EXECUTE of a prepared statement: what it runs is logged with its own text."""
+        return self.shape.first[:1] in (("call",), ("execute",))
 
 
 def score_text(text: str, st: Statement) -> float:

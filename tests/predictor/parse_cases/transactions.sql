@@ -140,3 +140,31 @@ lwgBaw8BAAAA/AAAAAABAAABAAQAMTAuMTEuMTktTWFyaWFEQi0=
 ';
 -- expect: class = BinlogEvent
 -- expect: this.class = Literal
+
+-- title: PREPARE FROM a string
+PREPARE s FROM 'UPDATE t SET v = v + 1 WHERE id = ?';
+-- expect: class = Prepare
+-- expect: this.name = s
+-- expect: expression.class = Literal
+
+-- title: PREPARE FROM a user variable
+PREPARE s FROM @q;
+-- expect: class = Prepare
+-- expect: expression.class = Parameter
+-- expect: expression.this.name = q
+
+-- title: EXECUTE ... USING
+EXECUTE s USING @a, @b;
+-- expect: class = ExecutePrepared
+-- expect: this.name = s
+-- expect: expressions.1.this.name = b
+
+-- title: DEALLOCATE PREPARE
+DEALLOCATE PREPARE s;
+-- expect: class = Deallocate
+-- expect: this.name = s
+
+-- title: XA PREPARE is still XA
+XA PREPARE 'x';
+-- expect: class = Xa
+-- expect: kind = PREPARE

@@ -8,11 +8,6 @@ START SLAVE;
 -- expect: class = Unparsed
 -- expect: reason ~ unsupported statement: START SLAVE
 
--- title: PREPARE is not supported
-PREPARE s FROM 'SELECT 1';
--- expect: class = Unparsed
--- expect: reason ~ unsupported statement
-
 -- title: syntax error gives line and column
 SELECT * FROM t WHERE (a = 1;
 -- expect: class = Unparsed
