@@ -265,7 +265,7 @@ def _cast(e: exp.Expression, ev: Eval) -> Value:
     if kind in _DAY_TYPES:
         return _to_date(e, ev)
     if kind is exp.DataType.Type.DECIMAL and isinstance(to, exp.DataType):
-        return _as_decimal(ev(e.this), to)
+        return _as_decimal(_number_text(ev(e.this)), to)
     if kind not in _STAMP_TYPES and kind not in _WHOLE_TYPES and kind not in _DOUBLE_TYPES:
         return UNKNOWN
     v = ev(e.this)
@@ -273,6 +273,7 @@ def _cast(e: exp.Expression, ev: Eval) -> Value:
         return v
     if kind in _STAMP_TYPES:
         return _stamp(v)
+    v = _number_text(v, whole=kind in _WHOLE_TYPES)
     if not real(v):
         return UNKNOWN
     assert isinstance(v, int | Decimal | float)
@@ -285,6 +286,19 @@ def _cast(e: exp.Expression, ev: Eval) -> Value:
     if isinstance(v, int) and not isinstance(v, bool) and (v >= 0 or kind is exp.DataType.Type.BIGINT):
         return v
     return UNKNOWN
+
+
+_NUMBER_TEXT = re.compile(r"\s*[+-]?\d+(\.\d+)?")
+_WHOLE_TEXT = re.compile(r"\s*[+-]?\d+")
+
+
+def _number_text(v: Value, whole: bool = False) -> Value:
+    """A string that is a plain decimal number (``'12.50'``; a whole one for an integer: ``'22'``) as that
+    number, which CAST reads without a warning (dental_group_app's legacy balances and chart numbers); other
+    values as they are."""
+    if not isinstance(v, str) or not (_WHOLE_TEXT if whole else _NUMBER_TEXT).fullmatch(v):
+        return v
+    return Decimal(v.strip())
 
 
 def _as_decimal(v: Value, to: exp.DataType) -> Value:
@@ -816,7 +830,10 @@ def _substring_index(e: exp.Expression, ev: Eval) -> Value:
     s, delim, n = ev(e.this), ev(e.args["delimiter"]), ev(e.args["count"])
     if s is None or delim is None or n is None:
         return None
-    text, sep, count = _text(s), _text(delim), _count(n)
+    node = e.args["delimiter"]
+    # a literal delimiter as written: the model holds text without trailing spaces, and ' ' is one
+    raw = str(node.this) if isinstance(node, exp.Literal) and node.is_string else None
+    text, sep, count = _text(s), raw if raw else _text(delim), _count(n)
     if text is None or sep is None or count is None:
         return UNKNOWN
     if count == 0 or not sep:

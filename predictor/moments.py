@@ -128,6 +128,8 @@ def compare(a: Moment, b: Moment, op: str) -> bool | None:
     told = _by_day(a.day, b.day, op) if a.day is not None and b.day is not None else None
     if told is None:
         told = _by_reading(a, b, op)
+    if told is None:
+        told = _now_and_day(a, b, op)
     if told is not None:
         return told
     if op in (">", ">="):
@@ -172,6 +174,32 @@ def _by_reading(a: Moment, b: Moment, op: str) -> bool | None:
     if lo > 0 or hi < 0:
         return op == "<>"
     return (op == "=") if lo == hi == 0 else None
+
+
+def _now_and_day(a: Moment, b: Moment, op: str) -> bool | None:
+    """A reading of NOW() and a date (or time of day) so many days from today: the run does not cross
+    midnight, so NOW() is in [CURDATE(), CURDATE() + 1 DAY) and ``a - b`` is known to within a day (a fee
+    posted NOW() is not before CURDATE(): dental_group_app's rollup of yesterday's ledger)."""
+    if b.now is not None and a.day is not None:
+        return _now_and_day(b, a, _FLIPPED[op]) if a.now is None and b.day is None else None
+    if a.now is None or b.day is None or a.day is not None or b.now is not None or a.now[1] or b.day[1]:
+        return None
+    lo = a.now[0] - b.day[0]
+    hi = lo + _DAY  # a - b is in [lo, hi)
+    if op == "<":
+        return True if hi <= 0 else False if lo >= 0 else None
+    if op == "<=":
+        return True if hi <= 0 else False if lo > 0 else None
+    if op == ">":
+        return True if lo > 0 else False if hi <= 0 else None
+    if op == ">=":
+        return True if lo >= 0 else False if hi <= 0 else None
+    if lo > 0 or hi <= 0:
+        return op == "<>"
+    return None
+
+
+_FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "=", "<>": "<>"}
 
 
 def _by_day(a: Offset, b: Offset, op: str) -> bool | None:

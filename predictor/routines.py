@@ -612,9 +612,14 @@ def inline_functions(tree: exp.Expression, function: Callable[[str], str | None]
         if body is None or len(body[0]) != len(node.expressions):
             return node
         names, expr = body
-        args = {n: exp.Paren(this=_qualified(a.copy(), outer) if outer and expr.find(exp.Query) else a.copy())
+        # a bare column of an argument is the row's of the query the call is in (INSERT ... SELECT f(code)
+        # FROM procedure_codes: dental_group_app's plan items), else of the statement's one table
+        scope = node.find_ancestor(exp.Select)
+        own = _single_table(scope) if scope is not None else outer
+        args = {n: exp.Paren(this=_qualified(a.copy(), own) if own and expr.find(exp.Query) else a.copy())
                 for n, a in zip(names, node.expressions, strict=True)}
-        return exp.Paren(this=inline_functions(substitute(expr, args), function, depth + 1))
+        inlined = substitute(_apart(expr, own) if own else expr, args)
+        return exp.Paren(this=inline_functions(inlined, function, depth + 1))
 
     return tree.transform(swap)
 
@@ -629,6 +634,20 @@ def _single_table(tree: exp.Expression) -> str | None:
                                                       or tree.args.get("from")):
         return None
     return t.alias_or_name.lower() if isinstance(t, exp.Table) and not t.args.get("joins") else None
+
+
+def _apart(expr: exp.Expression, outer: str) -> exp.Expression:
+    """A function body whose subquery reads the outer row's table under its own name (``SELECT default_fee
+    FROM codes WHERE code = p_code`` called from ``... FROM codes``): that table renamed, so the argument
+    ``codes.code`` stays the outer row's (insert_select_function_column.sql)."""
+    tables = [t for t in expr.find_all(exp.Table) if t.name.lower() == outer and not t.alias]
+    if not tables or any(c.table.lower() == outer for c in expr.find_all(exp.Column)):
+        return expr
+    expr = expr.copy()
+    for t in expr.find_all(exp.Table):
+        if t.name.lower() == outer and not t.alias:
+            t.set("alias", exp.TableAlias(this=exp.to_identifier(f"{outer}_inner")))
+    return expr
 
 
 def _qualified(arg: exp.Expression, table: str) -> exp.Expression:
