@@ -102,6 +102,7 @@ class StatementInfo:
     functions: tuple[str, ...] = ()
     sysvars: tuple[str, ...] = ()
     limit: int | None = None  # None: no LIMIT; -1: a LIMIT that is not a constant
+    nested_limit: int | None = None  # an UPDATE's / DELETE's subquery's LIMIT (unsafe.limit counts it too)
     ignore: bool = False
     replace: bool = False
     on_duplicate: tuple[str, ...] | None = None  # ON DUPLICATE KEY UPDATE columns
@@ -290,6 +291,12 @@ def _expression_facts(node: exp.Expression | None) -> tuple[list[str], list[str]
     return funcs, sysvars
 
 
+def _nested_limit(tree: exp.Expression) -> int | None:
+    """The LIMIT of a statement's first subquery that has one (``SET memo = (SELECT ... LIMIT 1)``)."""
+    return next((n for n in (_limit_value(q) for q in tree.find_all(exp.Select) if q is not tree)
+                 if n is not None), None)
+
+
 def _any_limit(tree: exp.Expression) -> int | None:
     """The LIMIT of a query, else of its first subquery that has one: the parser marks the statement
     unsafe for any of them (unsafe.read_unsafe)."""
@@ -371,6 +378,9 @@ def _insert(tree: exp.Insert) -> StatementInfo:
     sel = _select(source) if select_source and source is not None else None
     clocks = _clocks(cols or (), [t.expressions for t in source.expressions]) if isinstance(source, exp.Values) \
         else {}
+    if isinstance(source, exp.Select) and cols and len(cols) == len(source.expressions):
+        # INSERT ... SELECT ..., NOW(): a column it gives a reading (dental_group_app's SMS log: fresh.py)
+        clocks = _clocks(cols, [[e.this if isinstance(e, exp.Alias) else e for e in source.expressions]])
     if conflict is not None:
         _assigned_clocks(list(conflict.args.get("expressions") or []), clocks)
     return _common(tree, writes, kind=kind, ignore=bool(tree.args.get("ignore")),
@@ -424,7 +434,8 @@ def _update(tree: exp.Update) -> StatementInfo:
     joined = tuple(str(t.name) for t in (target, *(j.this for j in joins)) if isinstance(t, exp.Table)) \
         if multi else ()
     info = _common(tree, writes, kind=Kind.UPDATE, ignore=bool(tree.args.get("ignore")), limit=limit,
-                   multi_table=multi, self_read=True, joined=joined, pinned=_pinned(tree, joins) if multi else (),
+                   nested_limit=_nested_limit(tree), multi_table=multi, self_read=True, joined=joined,
+                   pinned=_pinned(tree, joins) if multi else (),
                    clock_columns=tuple(c for c, yes in _assigned_clocks(list(tree.expressions)).items() if yes))
     if any(isinstance(e, exp.EQ) and isinstance(e.expression, exp.Anonymous) and e.expression.expressions
            and e.expression.name.upper() == "LAST_INSERT_ID" for e in tree.expressions):
@@ -451,7 +462,7 @@ def _delete(tree: exp.Delete) -> StatementInfo:
         extra += (SELF_SUBQUERY,)
     return StatementInfo(Kind.DELETE, writes=tuple(writes), reads=reads, functions=tuple(funcs),
                          sysvars=tuple(sysvars), ignore=bool(tree.args.get("ignore")),
-                         limit=_limit_value(tree), multi_table=multi, extra=extra)
+                         limit=_limit_value(tree), nested_limit=_nested_limit(tree), multi_table=multi, extra=extra)
 
 
 CHECK_OPTION = "check option"  # StatementInfo.extra of CREATE VIEW ... WITH CHECK OPTION (predictor/views.py)

@@ -93,8 +93,9 @@ def matches_nothing(p: Predictor, sql: str, info: StatementInfo, s: SessionState
     for r in d.live():  # as they were when following stopped; a column given clock readings since: either
         rows.append({c: UNKNOWN if named.get(c) is False else v for c, v in r.items()})
         rows.append({c: UNKNOWN if named.get(c) is False else fresh[c] if named.get(c) else v for c, v in r.items()})
+    strict = s.strict(p.profile.engine(t.engine).transactional, 0)
     for clocked in (True, False):  # a row written since, with what a statement gave a column or its default
-        rows.append({c.name.lower(): _written(c, named, clocked) for c in t.columns})
+        rows.append({c.name.lower(): _written(c, named, clocked, strict) for c in t.columns})
     return all(falsified(cond, row) for row in rows)
 
 
@@ -102,13 +103,16 @@ def _reading(c: Column) -> Value:
     return _READING.as_date() if c.type.upper() == "DATE" else _READING
 
 
-def _written(c: Column, named: dict[str, bool], clocked: bool) -> Value:
+def _written(c: Column, named: dict[str, bool], clocked: bool, strict: bool = False) -> Value:
     """What a row written since following stopped holds in ``c``: a column statements only gave clock readings
-    holds one (``clocked``) or its default."""
+    holds one (``clocked``) or its default; a NOT NULL column without one always holds a reading in a strict
+    session (a write not naming it fails: dental_group_app's MyISAM SMS log)."""
     low = c.name.lower()
     if low in named and not named[low]:
         return UNKNOWN
-    if (low in named and clocked) or c.default_now:
+    required = strict and not c.nullable and not c.has_default and not c.auto_increment \
+        and c.generated is Generated.NO
+    if (low in named and (clocked or required)) or c.default_now:
         return _reading(c)
     if c.nullable and not c.has_default and not c.auto_increment and c.generated is Generated.NO:
         return None

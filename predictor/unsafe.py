@@ -23,7 +23,8 @@ _INSERTS = (Kind.INSERT, Kind.REPLACE)
 def limit(info: StatementInfo, profile: Profile) -> bool:
     if info.kind not in (Kind.UPDATE, Kind.DELETE, Kind.INSERT, Kind.REPLACE, Kind.CREATE_TABLE_SELECT):
         return False
-    return limited(info, profile)
+    nested = info.nested_limit  # a subquery's LIMIT too: the parser marks the statement (dental_group_app)
+    return limited(info, profile) or (nested is not None and not (profile.LIMIT_ZERO_SAFE and nested == 0))
 
 
 def limited(info: StatementInfo, profile: Profile) -> bool:
