@@ -335,6 +335,8 @@ def _limited(q: exp.Select, out: list[list[Value]], ordered: list[Row] | None) -
     skip = _count(offset.expression if isinstance(offset, exp.Offset) else offset) if offset is not None else 0
     if isinstance(limit, exp.Limit) and limit.args.get("offset") is not None:
         skip = _count(limit.args["offset"])
+    if n == 0:
+        return []  # LIMIT 0: no row, in any order (a scalar subquery's NULL)
     if ordered is None:
         if skip or n < len(out):
             raise CannotEvaluate("LIMIT without ORDER BY that drops rows")
