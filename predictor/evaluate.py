@@ -50,6 +50,18 @@ FRESH_NAME = "RPLAY_FRESH"
 _SAID: weakref.WeakValueDictionary[int, Fresh] = weakref.WeakValueDictionary()
 
 
+def _fits(e: exp.Anonymous, row: Row, values: Row | None) -> Value:
+    """RPLAY_FITS(x, n): x stored in a CHAR / VARCHAR(n) parameter or local (routines.conversion): itself when
+    it fits, else unknown (truncated with a warning, or refused in strict mode); a UUID-made value is bet to
+    fit, as its maker sized it (a day pass code: coworking_spaces_app)."""
+    x, width = e.expressions
+    v = value(x, row, values)
+    if isinstance(v, Fresh):
+        return v
+    return value(exp.If(this=exp.GT(this=exp.Length(this=x), expression=width), true=exp.Anonymous(
+        this="RPLAY_UNKNOWN"), false=x), row, values)
+
+
 def _said(e: exp.Anonymous) -> Value:
     """The value ``RPLAY_FRESH(n)`` (Fresh.said) stands for; unknown once it is gone."""
     arg = e.expressions[0] if len(e.expressions) == 1 else None
@@ -262,7 +274,10 @@ def value(e: exp.Expression, row: Row, values: Row | None = None) -> Value:
         return Fresh()
     if isinstance(e, exp.Anonymous) and e.name.upper() == FRESH_NAME:
         return _said(e)
-    if isinstance(e, _KEEPS_FRESH) or (isinstance(e, exp.Anonymous) and e.name.upper() in _KEEPS_FRESH_NAMES):
+    if isinstance(e, exp.Anonymous) and e.name.upper() == "RPLAY_FITS" and len(e.expressions) == 2:
+        return _fits(e, row, values)
+    if isinstance(e, exp.Func) and (isinstance(e, _KEEPS_FRESH) or _long_cut(e) or (
+            isinstance(e, exp.Anonymous) and e.name.upper() in _KEEPS_FRESH_NAMES)):
         fresh = _fresh_argument(e, row, values)
         if fresh is not None:
             return fresh
@@ -384,6 +399,17 @@ def _quotient(a: Value, b: Value) -> Value:
         return (x / y).quantize(Decimal(1).scaleb(-scale), rounding=ROUND_HALF_UP)
     except InvalidOperation:
         return UNKNOWN
+
+
+_FRESH_CUT = 8  # hex digits of a UUID a substring keeps to stay as unique as it (a bet: 32 bits)
+
+
+def _long_cut(e: exp.Expression) -> bool:
+    """SUBSTRING(x, i, n) / LEFT(x, n) / RIGHT(x, n) keeping at least _FRESH_CUT characters: of a fresh value,
+    as unique as it (a day pass code ``UPPER(SUBSTRING(REPLACE(UUID(), '-', ''), 1, 8))``: coworking_spaces_app)."""
+    n = e.args.get("length") if isinstance(e, exp.Substring) else e.expression if isinstance(e, exp.Left | exp.Right) \
+        else None
+    return isinstance(n, exp.Literal) and n.is_int and int(n.this) >= _FRESH_CUT
 
 
 def _fresh_argument(e: exp.Func, row: Row, values: Row | None) -> Fresh | None:

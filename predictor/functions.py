@@ -545,6 +545,34 @@ def _extreme_reading(readings: list[Value], greatest: bool) -> Value:
     return best
 
 
+_UNIT_SECONDS = {"SECOND": 1, "MINUTE": 60, "HOUR": 3600, "DAY": 86400, "WEEK": 604800}
+
+
+def _timestampdiff(e: exp.Expression, ev: Eval) -> Value:
+    """TIMESTAMPDIFF(unit, a, b) for units of a fixed length: two literals, or two readings whose offsets
+    from today (or from one statement's NOW()) are known (``TIMESTAMPDIFF(MINUTE, p_start, p_end)`` of a room
+    booked ``TIMESTAMP(CURDATE() + INTERVAL 4 DAY, '09:00:00')``: coworking_spaces_app's credit cost)."""
+    end, start = ev(e.this), ev(e.expression)
+    if end is None or start is None:
+        return None
+    unit = e.args.get("unit")
+    size = _UNIT_SECONDS.get(unit.name.upper() if isinstance(unit, exp.Expression) else "")
+    if size is None:
+        return UNKNOWN
+    seconds: float | None = None
+    if isinstance(end, Moment) and isinstance(start, Moment):
+        if end.day is not None and start.day is not None and end.day[1] == start.day[1]:
+            seconds = end.day[0] - start.day[0]
+        elif end.now is not None and start.now is not None and end.now[1] == start.now[1] \
+                and end.reading == start.reading and end.reading is not None:
+            seconds = end.now[0] - start.now[0]
+    elif isinstance(end, str) and isinstance(start, str):
+        a, b = _stamp(start), _stamp(end)
+        if isinstance(a, str) and isinstance(b, str):
+            seconds = (datetime.fromisoformat(b) - datetime.fromisoformat(a)).total_seconds()
+    return UNKNOWN if seconds is None else int(seconds / size)
+
+
 def _datediff(e: exp.Expression, ev: Eval) -> Value:
     """DATEDIFF(a, b): the days from b to a, for dates the data model knows the day of."""
     a, b = ev(e.this), ev(e.expression)
@@ -816,11 +844,31 @@ def _json_set(e: exp.Expression, ev: Eval) -> Value:
             v = _json_arg(v)
         if v is UNKNOWN or v is _NOT_COMPUTED:
             return UNKNOWN
-        if isinstance(v, Moment | float | Decimal):
-            partial, v = True, None  # printed differently by the servers: the document is not NULL, not compared
+        if isinstance(v, Moment | float | Decimal) or not isinstance(v, str | int | dict | list | None):
+            # printed differently by the servers, or not known (a UUID): the document is not NULL, not compared
+            partial, v = True, None
         after[key] = int(v) if isinstance(v, bool) else v
         given.append(after[key])
     return JsonText(_json_text(after), partial=True) if partial else _json_result(old, before, after, given)
+
+
+def _json_remove(e: exp.Expression, ev: Eval) -> Value:
+    """JSON_REMOVE(doc, '$.key', ...) of top-level keys of an object (a key it lacks: the document as it is);
+    other paths are not computed (coworking_spaces_app's print job requeued without its error)."""
+    old = ev(e.this)
+    if old is None:
+        return None
+    before = _json_arg(old)
+    if not isinstance(before, dict):
+        return UNKNOWN
+    after = dict(before)
+    for path in e.expressions:
+        where = path.this if isinstance(path, exp.Literal) and path.is_string else None
+        key = str(where)[2:] if where is not None and str(where).startswith("$.") else None
+        if key is None or not key.isidentifier():
+            return UNKNOWN
+        after.pop(key, None)
+    return _json_result(old, before, after, ())
 
 
 def _substring_index(e: exp.Expression, ev: Eval) -> Value:
@@ -906,10 +954,12 @@ _FUNCTIONS: dict[type[exp.Expression], Callable[[exp.Expression, Eval], Value]] 
     exp.Right: _left_right, exp.Substring: _substring, exp.TimeToStr: _date_format, exp.Length: _length,
     exp.LastDay: _last_day, exp.Round: _round, exp.Ceil: _whole, exp.Floor: _whole, exp.Abs: _whole,
     exp.Greatest: _extreme, exp.Least: _extreme,
-    exp.DateDiff: _datediff, exp.Year: _date_part, exp.Month: _date_part, exp.Day: _date_part,
+    exp.DateDiff: _datediff, exp.TimestampDiff: _timestampdiff, exp.Year: _date_part, exp.Month: _date_part,
+    exp.Day: _date_part,
     exp.TsOrDsToDate: _to_date, exp.Cast: _cast, exp.Timestamp: _timestamp,
     exp.JSONExtract: _json_path, exp.JSONExtractScalar: _json_path,
     exp.JSONValue: _json_path, exp.MD5: _digest, exp.SHA: _digest, exp.SHA2: _digest,
     exp.UnixToTime: _from_unixtime, exp.RegexpLike: _regexp, exp.JSONObject: _json_doc, exp.JSONSet: _json_set,
+    exp.JSONRemove: _json_remove,
     exp.Elt: _elt, exp.SubstringIndex: _substring_index, exp.StrToDate: _str_to_date, exp.StrToTime: _str_to_date,
 }

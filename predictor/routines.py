@@ -28,6 +28,7 @@ from predictor.values import double_sql
 Bindings = Mapping[str, exp.Expression]  # lower-case name -> its value as an expression
 
 UNKNOWN_NAME = "RPLAY_UNKNOWN"
+FITS_NAME = "RPLAY_FITS"  # RPLAY_FITS(x, n): x when it fits n characters, else unknown (evaluate.value)
 
 
 @dataclass(frozen=True)
@@ -584,9 +585,8 @@ def conversion(kind: object) -> Conversion | None:
         size = kind.expressions[0].this if kind.expressions else None
         width = int(size.this) if isinstance(size, exp.Literal) and size.is_int else 1 if not kind.expressions \
             else None
-        return None if width is None else lambda e: exp.If(
-            this=exp.GT(this=exp.Length(this=exp.Paren(this=e)), expression=exp.Literal.number(width)),
-            true=exp.Anonymous(this=UNKNOWN_NAME), false=e)
+        return None if width is None else lambda e: exp.Anonymous(
+            this=FITS_NAME, expressions=[exp.Paren(this=e), exp.Literal.number(width)])
     if kind.this is exp.DataType.Type.DECIMAL:
         digits = kind.expressions[1].this if len(kind.expressions) > 1 else None
         scale = int(digits.this) if isinstance(digits, exp.Literal) and digits.is_int else 0 if \

@@ -354,6 +354,8 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
         t = lookup(w.table, p.catalog, s)
         shown: exp.Expression | None = None  # a view's WHERE: the rows the statement can reach
         if t is None:
+            if views.merged(p, w.table, s) is None and _through_join_view(p, info, s):
+                continue
             through = _through_view(p, w.table, s)
             if through is None:
                 continue
@@ -554,6 +556,19 @@ def _through_view(p: Predictor, name: str, s: SessionState) -> tuple[Table, exp.
             if (t := lookup(base, p.catalog, s)) is not None:
                 p.data.forget(t.ident)
     return got
+
+
+def _through_join_view(p: Predictor, info: StatementInfo, s: SessionState) -> bool:
+    """An UPDATE through a join view: the columns it sets become unknown in the one base table they belong
+    to (views.written_columns); False when that cannot be said."""
+    w = info.writes[0] if len(info.writes) == 1 else None
+    if info.kind is not Kind.UPDATE or w is None or not w.columns or p.catalog.view(w.table) is None:
+        return False
+    got = views.written_columns(p, w.table, w.columns, s)
+    if got is None:
+        return False
+    p.data.changed_columns(got[0], got[1])
+    return True
 
 
 def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, out: Outcome,

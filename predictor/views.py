@@ -93,3 +93,31 @@ def merged(p: Predictor, name: str, s: SessionState) -> tuple[Table, exp.Express
             return None
     where = tree.args.get("where")
     return t, where.this if isinstance(where, exp.Where) else None
+
+
+def written_columns(p: Predictor, name: str, columns: tuple[str, ...],
+                    s: SessionState) -> tuple[Table, list[str]] | None:
+    """The base table an UPDATE through join view ``name`` setting ``columns`` changes, with its columns
+    (the servers change one base table per statement: its columns are the view's plain columns, by their table
+    alias), or None when that cannot be said. The other base tables stay followed (coworking_spaces_app's
+    member name changed through its member-and-plan view)."""
+    v = p.catalog.view(name)
+    tree = parse(v.select.text) if v is not None and v.select is not None and v.select.text else None
+    if not isinstance(tree, exp.Select):
+        return None
+    frm = tree.args.get("from_")
+    tables = [frm.this] if isinstance(frm, exp.From) else []
+    tables += [j.this for j in tree.args.get("joins") or ()]
+    by_alias = {t.alias_or_name.lower(): t.name for t in tables if isinstance(t, exp.Table)}
+    shown: dict[str, exp.Column] = {}
+    for item in tree.expressions:
+        col = item.this if isinstance(item, exp.Alias) else item
+        if isinstance(col, exp.Column) and not isinstance(col.this, exp.Star):
+            shown[(item.alias_or_name or col.name).lower()] = col
+    cols = [shown.get(c.lower()) for c in columns]
+    owners = {by_alias.get(c.table.lower()) if c is not None and c.table else None for c in cols}
+    if len(owners) != 1 or None in owners:
+        return None
+    t = lookup(owners.pop() or "", p.catalog, s)
+    return None if t is None else (t, [c.name.lower() for c in cols if c is not None])
+

@@ -197,3 +197,30 @@ def test_dates_made_from_one_literal_compare_exactly() -> None:
     row = {"p": "2026-11-01"}
     assert truth(_where("p + INTERVAL 14 DAY - INTERVAL 1 YEAR > p + INTERVAL 1 MONTH + INTERVAL 14 DAY"), row) is False
     assert truth(_where("p + INTERVAL 13 MONTH - INTERVAL 1 DAY > p + INTERVAL 1 MONTH"), row) is True
+
+
+@pytest.mark.parametrize(("a", "op", "b", "expected"), [
+    (CLOCK["NOW"], "<", CLOCK["CURDATE"], False),  # NOW() is in [CURDATE(), CURDATE() + 1 DAY)
+    (CLOCK["NOW"], ">=", shift(CLOCK["CURDATE"], -1, "DAY"), True),
+    (CLOCK["CURDATE"], ">", CLOCK["NOW"], False),
+    (shift(CLOCK["NOW"], -1, "DAY"), "<", CLOCK["CURDATE"], True),
+    (CLOCK["NOW"], "<", shift(CLOCK["CURDATE"], 10, "HOUR"), None),  # the time of day is not known
+    (CLOCK["NOW"], "=", shift(CLOCK["CURDATE"], 2, "DAY"), False),
+])
+def test_now_against_a_date_from_today(a: Moment | None, op: str, b: Moment | None, expected: bool | None) -> None:
+    assert a is not None and b is not None
+    assert compare(a, b, op) is expected
+
+
+@pytest.mark.parametrize(("expression", "expected"), [
+    ("TIMESTAMPDIFF(MINUTE, TIMESTAMP(CURDATE() + INTERVAL 4 DAY, '09:00:00'), "
+     "TIMESTAMP(CURDATE() + INTERVAL 4 DAY, '11:30:00'))", 150),
+    ("TIMESTAMPDIFF(HOUR, '2026-01-01 08:00:00', '2026-01-01 10:59:00')", 2),
+    ("TIMESTAMPDIFF(MINUTE, '2026-01-01 10:00:00', '2026-01-01 09:59:30')", 0),  # truncated towards zero
+    ("TIMESTAMPDIFF(MINUTE, NOW(), CURDATE())", UNKNOWN),
+    ("TIMESTAMPDIFF(MONTH, '2026-01-31', '2026-03-01')", UNKNOWN),  # a unit of no fixed length
+])
+def test_timestampdiff(expression: str, expected: object) -> None:
+    tree = parse(f"SELECT {expression}")
+    assert isinstance(tree, exp.Select)
+    assert value(tree.expressions[0], {}) == expected

@@ -184,3 +184,21 @@ def test_rollback_puts_rows_back() -> None:
     # the other session's copy of t went stale when default set row 2 to 3: its ROLLBACK must not put v = 0
     # back (that would predict no change here); it forgets t's rows instead
     assert by_sql[14] == ("UPDATE t SET v = 0 WHERE id = 2", "ROW")
+
+
+@pytest.mark.parametrize(("sql", "fresh"), [
+    ("SELECT UPPER(SUBSTRING(REPLACE(UUID(), '-', ''), 1, 8))", True),  # 8 hex digits: as unique as the UUID
+    ("SELECT LEFT(UUID(), 3)", False),  # three: they may clash
+    ("SELECT CONCAT('AMS-', RIGHT(UUID(), 12))", True),
+])
+def test_a_long_enough_cut_of_a_uuid_stays_unique(sql: str, fresh: bool) -> None:
+    from predictor.evaluate import Fresh
+
+    got = select_rows(parse(sql), _source)  # type: ignore[arg-type]
+    assert got is not None
+    assert isinstance(got[1][0][0], Fresh) is fresh
+
+
+def test_a_uuid_in_json_set_leaves_the_document_known_to_exist() -> None:
+    got = select_rows(parse("SELECT JSON_SET('{\"a\": 1}', '$.ref', UUID()) IS NULL"), _source)  # type: ignore[arg-type]
+    assert got is not None and got[1] == [[0]]
