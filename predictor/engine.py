@@ -38,16 +38,17 @@ from predictor.ddl import (
     handle_truncate,
 )
 from predictor.dml import apply_outcome, counts_change, handle_binlog, handle_dml, handle_noop, update_row_counts
-from predictor.evaluate import UNKNOWN
+from predictor.evaluate import UNKNOWN, CannotEvaluate
 from predictor.fingerprint import fingerprint
 from predictor.memo import emptiness, session_part, trx_clean
 from predictor.moments import READING
 from predictor.outcome import Outcome, Replay
 from predictor.prepared import handle_deallocate, handle_execute, handle_prepare
 from predictor.profiles import Profile
+from predictor.query import resolved
 from predictor.records import StatementRecord
 from predictor.resolve import lookup, resolve
-from predictor.rows import parsed, with_key_checks
+from predictor.rows import parsed, table_source, with_key_checks
 from predictor.session import Cache, Piece, SessionState
 from predictor.transactions import (
     handle_begin,
@@ -350,7 +351,8 @@ class Predictor:
         if not info.functions or not self.catalog.has_functions() or not self.functions_write(info.functions):
             return
         tree = parsed(self, sql, s)
-        found = function_runs.calls(tree, self.writing_function) if isinstance(tree, exp.Expression) else None
+        found = function_runs.calls(tree, self.writing_function, lambda update: self._matched(update, s)) \
+            if isinstance(tree, exp.Expression) else None
         if not found:
             self.forget_function_writes(info, s)
             return
@@ -365,6 +367,19 @@ class Predictor:
             self.forget_function_writes(info, s)
             return
         self.ran = function_runs.Ran(sql, results, before)
+
+    def _matched(self, update: exp.Update, s: SessionState) -> int | None:
+        """How many rows a single-table UPDATE selects, from the data model (None: not known)."""
+        t = lookup(update.this.name, self.catalog, s)
+        where = update.args.get("where")
+        if t is None:
+            return None
+        try:
+            cond = resolved(where.this, lambda name: table_source(self, name, s)) if where is not None else None
+        except CannotEvaluate:
+            return None
+        got = self.data.selected(t, cond)
+        return None if got is None else len(got)
 
     def undo_functions(self, s: SessionState) -> None:
         """The statement failed: what its functions wrote to transactional tables is undone with it."""

@@ -49,16 +49,34 @@ def _writing_calls(tree: exp.Expression, writer: Writer) -> list[exp.Anonymous]:
     return [n for n in tree.walk(bfs=False) if isinstance(n, exp.Anonymous) and writer(n.name) is not None]
 
 
-def calls(tree: exp.Expression, writer: Writer) -> list[exp.Anonymous] | None:
+def calls(tree: exp.Expression, writer: Writer,
+          matched: Callable[[exp.Update], int | None] = lambda tree: None) -> list[exp.Anonymous] | None:
     """The statement's calls of functions that write, in the order they run; None when whether or how often
-    one runs is not known (a call per row of a table, under a condition, or with an argument not known)."""
+    one runs is not known (a call per row of a table, under a condition, or with an argument not known).
+    ``matched(update)``: how many rows a single-table UPDATE selects, None if not known; a call in its SET
+    runs once when that is one row (coworking_spaces_app's ``SET inv_no = next_invoice_no(p_period) WHERE
+    id = v_inv``)."""
     found = _writing_calls(tree, writer)
     for c in found:
-        if not _runs_once(tree, c) or any(isinstance(x, exp.Column) or (
+        once = _runs_once(tree, c) or (_in_update_set(tree, c) and matched(tree) == 1)  # type: ignore[arg-type]
+        if not once or any(isinstance(x, exp.Column) or (
                 isinstance(x, exp.Anonymous) and writer(x.name) is not None)
                 for a in c.expressions for x in a.walk()):
             return None
     return found
+
+
+def _in_update_set(tree: exp.Expression, call: exp.Expression) -> bool:
+    """Whether ``call`` is in a SET value of a single-table UPDATE (not under a condition)."""
+    if not isinstance(tree, exp.Update) or not isinstance(tree.this, exp.Table) or tree.this.args.get("joins") \
+            or any(tree.args.get(k) for k in ("from", "from_", "limit", "order")):
+        return False
+    node = call.parent
+    while node is not None and node.parent is not tree:
+        if isinstance(node, _CONDITIONAL):
+            return False
+        node = node.parent
+    return node is not None and any(node is e for e in tree.expressions)
 
 
 def run(found: Sequence[exp.Anonymous], writer: Writer, call: Call) -> tuple[object, ...] | None:
