@@ -360,13 +360,14 @@ class Predictor:
                   if (t := lookup(w.table, self.catalog, s)) is not None]
         before = function_runs.saved(self.data, tables)
         used = frozenset(r.lower() for r in info.reads) | frozenset(info.write_names)
+        changed = triggers.Changed()
         results = function_runs.run(found, self.writing_function, lambda text, args: triggers.call(
             self.data, text, args, lambda name: lookup(name, self.catalog, s), lambda t: self.journal(s, t), used,
-            self.writing_function))
+            self.writing_function, changed))
         if results is None:
             self.forget_function_writes(info, s)
             return
-        self.ran = function_runs.Ran(sql, results, before)
+        self.ran = function_runs.Ran(sql, results, before, changed)
 
     def _matched(self, update: exp.Update, s: SessionState) -> int | None:
         """How many rows a single-table UPDATE selects, from the data model (None: not known)."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
@@ -24,6 +25,9 @@ from predictor import nodes
 from predictor.catalog import Table
 from predictor.data import DataModel, TableData
 from predictor.evaluate import UNKNOWN, CannotEvaluate, known, opaque, value
+
+if TYPE_CHECKING:
+    from predictor.triggers import Changed
 
 # a call under one of these may or may not run: not followed
 _CONDITIONAL = (exp.If, exp.Case, exp.Coalesce, exp.And, exp.Or, exp.Query, exp.Subquery)
@@ -37,6 +41,7 @@ class Ran:
     sql: str
     results: tuple[object, ...]
     before: tuple[tuple[Table, TableData], ...]
+    changed: Changed | None = None  # the rows they changed, their upserts' written and updated rows too
 
 
 Writer = Callable[[str], str | None]

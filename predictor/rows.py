@@ -87,6 +87,12 @@ def with_key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState
     if fired and all(c is not None for c in fired.values()) and all(
             w.table.lower() in fired or not _has_triggers(p, w.table, s) for w in info.writes):
         out = _idle_triggers(p, s, info, out, fired)
+    ran = p.ran
+    if out.row_format and ran is not None and ran.sql == sql and ran.changed is not None:
+        own = {w.table.lower() for w in info.writes}
+        for name, u in ran.changed.upserts.items():  # a function's counter upsert that found its row: an update
+            if name not in own:
+                out = _upserted_rows(p, s, out, name, u)
     if p.data.fed:  # then what the triggers the statement fires update, and were not run, is unknown
         events = _EVENTS.get(info.kind, frozenset())
         if info.kind is Kind.INSERT and info.on_duplicate is not None:
