@@ -47,6 +47,8 @@ class Fresh:
 
 
 FRESH_NAME = "RPLAY_FRESH"
+UNKNOWN_NAME = "RPLAY_UNKNOWN"  # RPLAY_UNKNOWN(): a value the evaluator cannot know (routines.unknown)
+FITS_NAME = "RPLAY_FITS"  # RPLAY_FITS(x, n): x when it fits n characters, else unknown (routines.conversion)
 _SAID: weakref.WeakValueDictionary[int, Fresh] = weakref.WeakValueDictionary()
 
 
@@ -59,7 +61,7 @@ def _fits(e: exp.Anonymous, row: Row, values: Row | None) -> Value:
     if isinstance(v, Fresh):
         return v
     return value(exp.If(this=exp.GT(this=exp.Length(this=x), expression=width), true=exp.Anonymous(
-        this="RPLAY_UNKNOWN"), false=x), row, values)
+        this=UNKNOWN_NAME), false=x), row, values)
 
 
 def _said(e: exp.Anonymous) -> Value:
@@ -274,7 +276,7 @@ def value(e: exp.Expression, row: Row, values: Row | None = None) -> Value:
         return Fresh()
     if isinstance(e, exp.Anonymous) and e.name.upper() == FRESH_NAME:
         return _said(e)
-    if isinstance(e, exp.Anonymous) and e.name.upper() == "RPLAY_FITS" and len(e.expressions) == 2:
+    if isinstance(e, exp.Anonymous) and e.name.upper() == FITS_NAME and len(e.expressions) == 2:
         return _fits(e, row, values)
     if isinstance(e, exp.Func) and (isinstance(e, _KEEPS_FRESH) or _long_cut(e) or (
             isinstance(e, exp.Anonymous) and e.name.upper() in _KEEPS_FRESH_NAMES)):

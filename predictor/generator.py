@@ -14,7 +14,7 @@ from sqlglot import exp
 from sqlglot.generators.mysql import MySQLGenerator
 
 from predictor import nodes
-from predictor.evaluate import Fresh
+from predictor.evaluate import UNKNOWN_NAME, Fresh
 from predictor.moments import RUN_AT, Moment, calendar_day
 from predictor.values import double_sql
 
@@ -86,8 +86,6 @@ class RplayGenerator(MySQLGenerator):
         if isinstance(v, Fresh):
             return v.said()
         if not isinstance(v, str):  # a clock reading: no SQL text says it, so statements see it unknown
-            from predictor.routines import UNKNOWN_NAME
-
             return f"{UNKNOWN_NAME}()"
         return self.sql(exp.Literal.string(str(v)))
 

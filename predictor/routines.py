@@ -20,15 +20,13 @@ from sqlglot import exp
 
 from predictor import nodes
 from predictor.dialect import RplayMySQL
-from predictor.evaluate import Fresh, known
+from predictor.evaluate import FITS_NAME, UNKNOWN_NAME, Fresh, known
 from predictor.moments import Moment
 from predictor.parse import parse
 from predictor.values import double_sql
 
 Bindings = Mapping[str, exp.Expression]  # lower-case name -> its value as an expression
 
-UNKNOWN_NAME = "RPLAY_UNKNOWN"
-FITS_NAME = "RPLAY_FITS"  # RPLAY_FITS(x, n): x when it fits n characters, else unknown (evaluate.value)
 
 
 @dataclass(frozen=True)

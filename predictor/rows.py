@@ -14,7 +14,7 @@ from predictor.analyze import SETS_INSERT_ID, Kind, Op, StatementInfo
 from predictor.catalog import ForeignKey, Table
 from predictor.codes import ER_BAD_NULL, ER_WARNING_NOT_COMPLETE_ROLLBACK
 from predictor.data import SKIPPED, Mode, Pair, Refused, WriteOutcome, upsert_assignments, values_rows
-from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, value
+from predictor.evaluate import UNKNOWN, UNKNOWN_NAME, CannotEvaluate, Row, value
 from predictor.foreign import ER_NO_REFERENCED_ROW, ER_ROW_IS_REFERENCED, missing_parent, referenced
 from predictor.images import images, upsert_images
 from predictor.joined import Selected, assignments_to, selected
@@ -23,7 +23,7 @@ from predictor.outcome import Outcome
 from predictor.parse import Parsed, parse
 from predictor.query import Source, resolved, select_rows
 from predictor.resolve import lookup, with_trigger_columns
-from predictor.routines import UNKNOWN_NAME, inline_functions
+from predictor.routines import inline_functions
 from predictor.session import Piece, SessionState
 from predictor.strict import CHECK_FAILED, INVALID_JSON, Issue, issues, time_dropped
 from predictor.triggers import Changed
