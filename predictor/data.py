@@ -27,7 +27,7 @@ from predictor.moments import CLOCK, HORIZON, Moment, compare, same_second, stor
 from predictor.parse import parse_expression
 from predictor.query import Source, filtered
 from predictor.strict import CHECK_FAILED, INVALID_JSON, issues
-from predictor.values import JsonText, Recased, decimal_of
+from predictor.values import Cased, JsonText, Recased, decimal_of, exact_text
 
 Pair = tuple[Row | None, Row | None]
 """One row a statement wrote, as its triggers see it: (OLD, NEW), None where the event has no such row."""
@@ -403,7 +403,7 @@ class DataModel:
         at = next((i for i in range(len(d.rows) - 1, -1, -1) if d.rows[i] is row), None)
         if at is None:
             return None
-        new = {**row, name: _coerce(t, name, str(v) if isinstance(v, Recased) else v)}  # stored: a string
+        new = {**row, name: _coerce(t, name, Cased(str(v), v.exact) if isinstance(v, Recased) else v)}  # stored
         if not any(name in k for k in d.keys):
             d.rows[at] = new
             return new
@@ -967,6 +967,10 @@ def _differs(old: Row, new: Row, columns: Sequence[str] | None = None) -> bool:
 
 
 def _changes(old: Value, new: Value) -> bool:
+    if isinstance(new, Cased) and isinstance(old, str):
+        a, b = exact_text(old), new.exact
+        if a is not None and b is not None:
+            return a != b  # both exact texts known: the bytes decide (SET name = 'Alice' over 'alice')
     if isinstance(new, Recased) or (isinstance(new, JsonText) and new is not old):
         return True  # equal under the collation, its bytes may still differ: counted as a change
     if isinstance(old, Moment) and isinstance(new, Moment):

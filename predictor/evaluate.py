@@ -23,7 +23,7 @@ from sqlglot import exp
 from predictor.functions import computed, is_computed
 from predictor.moments import CLOCK, Moment, compare, from_literal, shift, shift_literal, stored
 from predictor.nodes import Known, PerRow
-from predictor.values import UNKNOWN, real
+from predictor.values import UNKNOWN, folded, real
 
 __all__ = ["UNKNOWN", "CannotEvaluate", "Fresh", "Known", "Row", "Value", "comparable", "exact", "falsified", "known",
            "literal", "number", "truth", "value"]
@@ -98,7 +98,7 @@ def literal(e: exp.Expression) -> Value:
     """The value of a literal; raises CannotEvaluate for anything else."""
     if isinstance(e, exp.Literal):
         if e.is_string:
-            return str(e.this).casefold().rstrip(" ")
+            return folded(str(e.this))
         try:
             return int(e.this)
         except ValueError:

@@ -24,7 +24,7 @@ from sqlglot import exp, jsonpath
 from sqlglot.errors import ParseError, TokenError
 
 from predictor.moments import Moment, before, calendar_day, from_literal, on_day, shift
-from predictor.values import UNKNOWN, JsonText, Recased, decimal_of, real
+from predictor.values import UNKNOWN, Cased, JsonText, Recased, decimal_of, exact_text, real
 
 Value = object  # as predictor.evaluate.Value
 Eval = Callable[[exp.Expression], Value]
@@ -49,16 +49,28 @@ def _text(v: Value) -> str | None:
     return v if isinstance(v, str) else str(v) if isinstance(v, int) and not isinstance(v, bool) else None
 
 
-def _like(sources: list[Value], v: Value) -> Value:
-    """``v`` Recased when it was built from a Recased string."""
-    return Recased(v) if isinstance(v, str) and any(isinstance(x, Recased) for x in sources) else v
+def _like(sources: list[Value], v: Value, exact: str | None = None) -> Value:
+    """``v`` Recased when it was built from a Recased string; Cased when its ``exact`` text is known."""
+    if not isinstance(v, str):
+        return v
+    if exact is not None and exact.endswith(" "):
+        exact = None  # held right-trimmed: the exact text of a trailing space depends on where it is stored
+    if any(isinstance(x, Recased) for x in sources):
+        return Recased(v, exact)
+    return Cased(v, exact) if exact is not None and v.upper() != v else v
+
+
+def _exact_piece(v: Value) -> str | None:
+    """A string function's argument as the server's exact text, when known (numbers: their text)."""
+    return exact_text(v) if isinstance(v, str) else _text(v)
 
 
 def _piece(x: exp.Expression, ev: Eval) -> Value:
     """A CONCAT argument: a string literal keeps its trailing spaces inside the result (values are held
     right-trimmed: ``CONCAT('purged ', n)`` is 'purged 5', not 'purged5')."""
     if isinstance(x, exp.Literal) and x.is_string:
-        return str(x.this).casefold()
+        text = str(x.this)
+        return Cased(text.casefold(), text) if text.upper() != text.casefold() else text
     return ev(x)
 
 
@@ -67,8 +79,11 @@ def _concat(e: exp.Expression, ev: Eval) -> Value:
     if any(v is None for v in parts):
         return None
     texts = [_text(v) for v in parts]
-    return _like(parts, "".join(t for t in texts if t is not None).rstrip(" ")) \
-        if all(t is not None for t in texts) else UNKNOWN
+    if not all(t is not None for t in texts):
+        return UNKNOWN
+    exacts = [_exact_piece(v) for v in parts]
+    exact = "".join(x for x in exacts if x is not None) if all(x is not None for x in exacts) else None
+    return _like(parts, "".join(t for t in texts if t is not None).rstrip(" "), exact)
 
 
 def _concat_ws(e: exp.Expression, ev: Eval) -> Value:
@@ -116,7 +131,12 @@ def _recase(e: exp.Expression, ev: Eval) -> Value:
     if v is None or v is UNKNOWN:
         return v
     text = _text(v)
-    return UNKNOWN if text is None else Recased(text)
+    if text is None:
+        return UNKNOWN
+    exact = _exact_piece(v)
+    if exact is not None and exact.isascii():  # the servers' ASCII case mapping is Python's
+        return Recased(text, exact.upper() if isinstance(e, exp.Upper) else exact.lower())
+    return Recased(text)
 
 
 _MAX_BUILT = 100_000  # longer built strings are not followed (cost, not meaning)
@@ -610,8 +630,9 @@ def _exact(x: exp.Expression, ev: Eval) -> object:
         return str(v)
     if isinstance(v, Decimal) and v.is_finite():
         return format(v, "f")
-    if isinstance(v, str) and not isinstance(v, Recased) and v.upper() == v:
-        return v
+    if isinstance(v, str):
+        text = exact_text(v)
+        return _NOT_COMPUTED if text is None else text
     return _NOT_COMPUTED
 
 

@@ -17,6 +17,7 @@ from predictor.catalog import Table
 from predictor.evaluate import UNKNOWN, Fresh, exact
 from predictor.fingerprint import _KEYWORDS
 from predictor.moments import CLOCK
+from predictor.values import folded
 
 
 class Unsure(Enum):
@@ -67,7 +68,7 @@ def literal_rows(sql: str, table: Table) -> Rows | Unsure | None:
 
 def _key_value(text: str) -> object:
     if len(text) >= 2 and text[0] == "'" and text[-1] == "'" and "'" not in text[1:-1]:
-        return text[1:-1].casefold().rstrip(" ")
+        return folded(text[1:-1])
     if text.isdigit():
         return int(text)
     if text[:1] == "-" and text[1:].isdigit():

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
-from typing import cast
+from typing import TypeGuard, cast
 
 from sqlglot import exp
 
@@ -22,6 +22,7 @@ from predictor.dialect import RplayMySQL
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, Value, known, number, opaque, truth, value
 from predictor.moments import Moment, before, from_literal
 from predictor.nodes import PerRow
+from predictor.values import JsonText, Recased
 
 
 @dataclass(frozen=True)
@@ -364,7 +365,7 @@ def _sorted(rows: list[Row], keys: Sequence[exp.Expression]) -> list[Row]:
         key: list[tuple[int, object]] = []
         for o in keys:
             v = value(o.this if isinstance(o, exp.Ordered) else o, r)
-            if v is not None and not number(v) and not (type(v) is str and _plain(v)) and not isinstance(v, Moment):
+            if v is not None and not number(v) and not (_plain_text(v) and _plain(v)) and not isinstance(v, Moment):
                 raise CannotEvaluate("ORDER BY a value whose order is not known")
             key.append((0, 0) if v is None else (1, v))
         decorated.append((tuple(key), r))
@@ -419,6 +420,11 @@ class _Key:
 
 
 _PLAIN = frozenset("0123456789abcdefghijklmnopqrstuvwxyz -:.")
+
+
+def _plain_text(v: object) -> TypeGuard[str]:
+    """A string as stored (not one LOWER() made, not a JSON document)."""
+    return isinstance(v, str) and not isinstance(v, Recased | JsonText)
 
 
 def _plain(v: str) -> bool:

@@ -360,9 +360,7 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
         t = lookup(w.table, p.catalog, s)
         shown: exp.Expression | None = None  # a view's WHERE: the rows the statement can reach
         if t is None:
-            if views.merged(p, w.table, s) is None and _through_join_view(p, info, s):
-                continue
-            through = _through_view(p, w.table, s)
+            through = _through_view(p, w.table, s, info)
             if through is None:
                 continue
             t, shown = through
@@ -551,13 +549,15 @@ def _selected(p: Predictor, tree: exp.Expression, t: Table, s: SessionState) -> 
     return selected(tree, t, p.data.source(t, positions=True), lambda name: table_source(p, name, s))
 
 
-def _through_view(p: Predictor, name: str, s: SessionState) -> tuple[Table, exp.Expression | None] | None:
+def _through_view(p: Predictor, name: str, s: SessionState,
+                  info: StatementInfo | None = None) -> tuple[Table, exp.Expression | None] | None:
     """The base table and WHERE of a write through view ``name`` (views.merged); a view whose writes are not
-    followed stops the following of its base tables' rows."""
+    followed (nor, given ``info``, an UPDATE through a join view: _through_join_view) stops the following
+    of its base tables' rows."""
     if p.catalog.view(name) is None:
         return None
     got = views.merged(p, name, s)
-    if got is None:
+    if got is None and not (info is not None and _through_join_view(p, info, s)):
         for base in views.bases(p, name):
             if (t := lookup(base, p.catalog, s)) is not None:
                 p.data.forget(t.ident)

@@ -22,12 +22,44 @@ class _Unknown:
 UNKNOWN = _Unknown()
 
 
-class Recased(str):
-    """A string LOWER() / UPPER() made: strings are held case-folded (predictor/evaluate.py), so it compares
-    equal to its argument under the default collations, yet its bytes may differ: writing it over a row may
-    change the row even when it compares equal (``SET v = UPPER(v)``)."""
+class Cased(str):
+    """A case-folded string (as all strings are held: predictor/evaluate.py) that still knows the ``exact``
+    text the server holds: a digest needs the bytes (``SHA2(email, 256)``: coworking_spaces_app's card UIDs).
+    Wherever the model rebuilds a string the exact text is lost (a plain ``str``), and digests of it are not
+    computed."""
+
+    __slots__ = ("exact",)
+    exact: str | None
+
+    def __new__(cls, folded: str, exact: str | None = None) -> Cased:
+        self = super().__new__(cls, folded)
+        self.exact = exact
+        return self
+
+
+class Recased(Cased):
+    """A string LOWER() / UPPER() made: it compares equal to its argument under the default collations, yet
+    its bytes may differ: writing it over a row may change the row even when it compares equal
+    (``SET v = UPPER(v)``), unless both exact texts are known (data._changes)."""
 
     __slots__ = ()
+
+
+def folded(text: str) -> str:
+    """A string literal as the model holds it: case-folded, right-trimmed, with its exact text when it has
+    letters and no trailing spaces (the exact text of one with trailing spaces depends on the column type)."""
+    f = text.casefold().rstrip(" ")
+    return Cased(f, text) if f.upper() != f and not text.endswith(" ") else f  # no letters: f is exact
+
+
+def exact_text(v: object) -> str | None:
+    """The exact text the server has for string ``v``, when the model knows it: a Cased string's, or a plain
+    string without letters (case folding did not change it)."""
+    if isinstance(v, Cased):
+        return v.exact
+    if isinstance(v, str) and not isinstance(v, JsonText) and v.upper() == v:
+        return v
+    return None
 
 
 class JsonText(str):
