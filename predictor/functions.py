@@ -123,7 +123,10 @@ def _trim(e: exp.Expression, ev: Eval) -> Value:
     if e.args.get("expression") is not None or e.args.get("position") not in (None, "BOTH", "LEADING"):
         return UNKNOWN
     v = ev(e.this)
-    return _like([v], v.strip(" ")) if isinstance(v, str) else v if v is None else UNKNOWN
+    if not isinstance(v, str):
+        return v if v is None else UNKNOWN
+    exact = exact_text(v)
+    return _like([v], v.strip(" "), None if exact is None else exact.strip(" "))
 
 
 def _recase(e: exp.Expression, ev: Eval) -> Value:
@@ -173,12 +176,25 @@ def _pad(e: exp.Expression, ev: Eval) -> Value:
     if width < 0:
         return None
     if len(text) >= width:
-        return _like([v], text[:width].rstrip(" "))
+        return _cut(v, text, lambda s: s[:width])
     if not pad:
         return None
     filler = (pad * (width - len(text)))[: width - len(text)]
     out = filler + text if e.args.get("is_left") else text + filler
-    return _like([v, fill], out.rstrip(" "))
+    ex, fx = _exact_piece(v), _exact_piece(fill)
+    exact = None
+    if ex is not None and fx is not None and len(ex) == len(text) and len(fx) == len(pad):
+        fill_exact = (fx * (width - len(ex)))[: width - len(ex)]
+        exact = fill_exact + ex if e.args.get("is_left") else ex + fill_exact
+    return _like([v, fill], out.rstrip(" "), exact)
+
+
+def _cut(v: Value, text: str, part: Callable[[str], str]) -> Value:
+    """``part`` of string ``v`` (held as ``text``), with its exact text when ``v``'s is known in ASCII (the
+    folded text then has the same length)."""
+    exact = exact_text(v) if isinstance(v, str) else text
+    same = exact is not None and exact.isascii() and len(exact) == len(text)
+    return _like([v], part(text).rstrip(" "), part(exact) if same and exact is not None else None)
 
 
 def _left_right(e: exp.Expression, ev: Eval) -> Value:
@@ -190,7 +206,7 @@ def _left_right(e: exp.Expression, ev: Eval) -> Value:
         return UNKNOWN
     if count <= 0:
         return ""
-    return _like([v], (text[:count] if isinstance(e, exp.Left) else text[-count:]).rstrip(" "))
+    return _cut(v, text, (lambda s: s[:count]) if isinstance(e, exp.Left) else (lambda s: s[-count:]))
 
 
 def _substring(e: exp.Expression, ev: Eval) -> Value:
@@ -204,7 +220,7 @@ def _substring(e: exp.Expression, ev: Eval) -> Value:
     if start == 0 or count <= 0 or abs(start) > len(text):
         return ""
     begin = start - 1 if start > 0 else len(text) + start
-    return _like([v], text[begin:begin + count].rstrip(" "))
+    return _cut(v, text, lambda s: s[begin:begin + count])
 
 
 _DAY_CODES = {"%Y": "%Y", "%y": "%y", "%m": "%m", "%d": "%d"}  # the same in MySQL and Python
@@ -636,6 +652,21 @@ def _exact(x: exp.Expression, ev: Eval) -> object:
     return _NOT_COMPUTED
 
 
+def _hex(e: exp.Expression, ev: Eval) -> Value:
+    """HEX of an integer (a negative one as its 64-bit two's complement) or of a string whose exact text is
+    known: upper-case hex digits."""
+    v = ev(e.this)
+    if v is None:
+        return None
+    if isinstance(v, int) and not isinstance(v, bool):
+        digits = format(v & 0xFFFFFFFFFFFFFFFF, "X")
+    elif isinstance(v, str) and (text := exact_text(v)) is not None:
+        digits = text.encode("utf-8").hex().upper()
+    else:
+        return UNKNOWN
+    return Cased(digits.casefold(), digits) if digits.upper() != digits.casefold() else digits
+
+
 def _digest(e: exp.Expression, ev: Eval) -> Value:
     """MD5 / SHA1 / SHA2 of a literal (a string as utf8mb4 bytes, or X'...'), or of a CONCAT of literals and
     values without letters (``SHA2(CONCAT('PIN', p_batch, i), 256)`` in a loop): the lower-case hex digest
@@ -661,7 +692,8 @@ def _digest(e: exp.Expression, ev: Eval) -> Value:
             return None if isinstance(size, int) else UNKNOWN  # SHA2(x, 100): NULL
     else:
         name = _DIGESTS[type(e)]
-    return hashlib.new(name, data).hexdigest()
+    digest = hashlib.new(name, data).hexdigest()
+    return Cased(digest, digest)  # lower-case hex: its exact text too
 
 
 _RAND_MAX = 0x3FFFFFFF
@@ -979,7 +1011,7 @@ _FUNCTIONS: dict[type[exp.Expression], Callable[[exp.Expression, Eval], Value]] 
     exp.Day: _date_part,
     exp.TsOrDsToDate: _to_date, exp.Cast: _cast, exp.Timestamp: _timestamp,
     exp.JSONExtract: _json_path, exp.JSONExtractScalar: _json_path,
-    exp.JSONValue: _json_path, exp.MD5: _digest, exp.SHA: _digest, exp.SHA2: _digest,
+    exp.JSONValue: _json_path, exp.Hex: _hex, exp.MD5: _digest, exp.SHA: _digest, exp.SHA2: _digest,
     exp.UnixToTime: _from_unixtime, exp.RegexpLike: _regexp, exp.JSONObject: _json_doc, exp.JSONSet: _json_set,
     exp.JSONRemove: _json_remove,
     exp.Elt: _elt, exp.SubstringIndex: _substring_index, exp.StrToDate: _str_to_date, exp.StrToTime: _str_to_date,

@@ -11,7 +11,7 @@ from predictor.analyze import StatementInfo, analyze
 from predictor.engine import Predictor
 from predictor.engines import Engine
 from predictor.fingerprint import fingerprint
-from predictor.moments import RUN_AT
+from predictor.moments import RUN_AT, SAME_SECOND_SPAN
 from predictor.profiles import Profile, get_profile, profile_for_version
 from predictor.records import StatementRecord
 from predictor.template_key import template_key
@@ -113,6 +113,7 @@ def predict_workload(
     replica_only: list[StatementRecord] = []
     step = pred.step
     token = RUN_AT.set(run_at)
+    span = SAME_SECOND_SPAN.set(prof.SAME_SECOND_STATEMENTS)
     try:
         with _older_objects_frozen():
             for st in workload.statements:
@@ -130,5 +131,6 @@ def predict_workload(
             records = pred.binlog.records() + replica_only
     finally:
         RUN_AT.reset(token)
+        SAME_SECOND_SPAN.reset(span)
     records.sort(key=lambda r: r.seq)
     return records

@@ -272,6 +272,11 @@ class Profile:
     """MySQL: ROLLBACK writes the transaction cache only when the cache itself holds a change that cannot be
     undone (``trx_cache.cannot_rollback()``); non-transactional changes that went through the statement cache
     do not count (seen on 9.7). MariaDB: whenever the transaction changed a non-transactional table."""
+    SAME_SECOND_STATEMENTS: ClassVar[int | None] = 300
+    """Two clock readings taken this many statements apart or more are bet to be different seconds
+    (moments.same_second; None: always the same second). The harness replays about 650 statements a second
+    on MariaDB 10.11 here (coworking_spaces_app: 402 in 0.6 s), so after half that many a second has more
+    likely than not gone by."""
 
     def __init__(self, server_opts: Mapping[str, str] | None = None,
                  engines: Mapping[str, Engine] | None = None) -> None:
@@ -335,6 +340,9 @@ class MySQL80(Profile):
     SELF_SUBQUERY_ERROR = 1093
     """Seen on 9.7.4: DELETE FROM t WHERE v > (SELECT MAX(v) FROM t) is refused, nothing logged
     (fixtures/seeds/003_logging_rules/loops_subqueries_and_savepoints.sql); documented since 5.x."""
+    SAME_SECOND_STATEMENTS = 100
+    """MySQL 9.7 in a container here replays 150 to 290 statements a second (coworking_spaces_app: 402 in 1.4
+    to 2.7 s): its settings rewritten 160 statements after they were made got a new NOW()."""
     TEMP_TABLE_ROLLBACK_WARNINGS = (1751, 1752)
     """Seen on 9.7.4: ROLLBACK of a transaction that created a temporary table warns 1751, also in MIXED where
     the CREATE was not logged (temp_table_autocommit_off.sql); 1752 for a dropped one, from the source

@@ -22,7 +22,7 @@ from predictor.dialect import RplayMySQL
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, Value, known, number, opaque, truth, value
 from predictor.moments import Moment, before, from_literal
 from predictor.nodes import PerRow
-from predictor.values import JsonText, Recased
+from predictor.values import JsonText
 
 
 @dataclass(frozen=True)
@@ -423,8 +423,8 @@ _PLAIN = frozenset("0123456789abcdefghijklmnopqrstuvwxyz -:.")
 
 
 def _plain_text(v: object) -> TypeGuard[str]:
-    """A string as stored (not one LOWER() made, not a JSON document)."""
-    return isinstance(v, str) and not isinstance(v, Recased | JsonText)
+    """A string, not a JSON document (its order is not its text's)."""
+    return isinstance(v, str) and not isinstance(v, JsonText)
 
 
 def _plain(v: str) -> bool:

@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 
 import pytest
 from sqlglot import exp
 
 from predictor.evaluate import UNKNOWN, CannotEvaluate, truth, value
-from predictor.moments import CLOCK, HORIZON, PREDICTED_AT, RUN_AT, Moment, compare, shift
+from predictor.moments import (
+    CLOCK,
+    HORIZON,
+    PREDICTED_AT,
+    RUN_AT,
+    SAME_SECOND_SPAN,
+    Moment,
+    compare,
+    same_second,
+    shift,
+)
 from predictor.parse import parse
+from predictor.profiles import get_profile
 
 NOW = CLOCK["NOW"]
 DAY = 86400.0
@@ -224,3 +236,24 @@ def test_timestampdiff(expression: str, expected: object) -> None:
     tree = parse(f"SELECT {expression}")
     assert isinstance(tree, exp.Select)
     assert value(tree.expressions[0], {}) == expected
+
+
+def test_readings_far_apart_are_bet_to_be_different_seconds() -> None:
+    """NOW() stored by statement 87 and NOW() written over it by statement 249: the same second on a server
+    the harness replays 650 statements a second on, a later one where it replays 200 (profiles'
+    SAME_SECOND_STATEMENTS; coworking_spaces_app's settings on MySQL 9.7)."""
+    now = CLOCK["NOW"]
+    assert isinstance(now, Moment)
+    early, near, far = (replace(now, reading=n) for n in (87, 120, 249))
+    assert same_second(early, far)  # no pace known: always the same second
+    token = SAME_SECOND_SPAN.set(get_profile("mysql-9.7").SAME_SECOND_STATEMENTS)
+    try:
+        assert same_second(early, near)
+        assert not same_second(early, far)
+    finally:
+        SAME_SECOND_SPAN.reset(token)
+    token = SAME_SECOND_SPAN.set(get_profile("mariadb-10.11").SAME_SECOND_STATEMENTS)
+    try:
+        assert same_second(early, far)
+    finally:
+        SAME_SECOND_SPAN.reset(token)

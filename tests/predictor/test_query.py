@@ -3,6 +3,7 @@ and rows put back by ROLLBACK (predictor/undo.py)."""
 
 from __future__ import annotations
 
+import hashlib
 from decimal import Decimal
 
 import pytest
@@ -12,6 +13,7 @@ from predictor.evaluate import UNKNOWN, CannotEvaluate, truth
 from predictor.parse import parse
 from predictor.predict import predict_workload
 from predictor.query import Source, matching_rows, resolved, select_rows
+from predictor.values import exact_text, folded
 from predictor.workload import parse_workload
 
 TABLES = {
@@ -202,3 +204,32 @@ def test_a_long_enough_cut_of_a_uuid_stays_unique(sql: str, fresh: bool) -> None
 def test_a_uuid_in_json_set_leaves_the_document_known_to_exist() -> None:
     got = select_rows(parse("SELECT JSON_SET('{\"a\": 1}', '$.ref', UUID()) IS NULL"), _source)  # type: ignore[arg-type]
     assert got is not None and got[1] == [[0]]
+
+
+def test_exact_text_reaches_digests_through_string_functions() -> None:
+    """Strings are held case-folded, but a literal's exact text is kept beside it (values.Cased) through
+    TRIM, LOWER/UPPER, LEFT, LPAD, CONCAT and HEX: coworking_spaces_app's card UIDs are digests of e-mails."""
+    email = folded("Viktor@BlueOtter.de")
+    src = Source(("id", "email"), [{"id": 7919, "email": email}])
+    tree = parse("SELECT SHA2(email, 256), CONCAT('04C3', UPPER(LEFT(SHA2(LOWER(TRIM(email)), 256), 8))),"
+                 " LPAD(HEX(id), 8, '0'), MD5(CONCAT(email, '#', id)), HEX('Ab') FROM member")
+    assert isinstance(tree, exp.Expression)
+    got = select_rows(tree, lambda name: src if name == "member" else None)
+    assert got is not None
+    sha, uid, hexed, md5, ab = got[1][0]
+    assert sha == hashlib.sha256(b"Viktor@BlueOtter.de").hexdigest()
+    assert exact_text(uid) == "04C3" + hashlib.sha256(b"viktor@blueotter.de").hexdigest()[:8].upper()
+    assert exact_text(hexed) == "00001EEF"
+    assert md5 == hashlib.md5(b"Viktor@BlueOtter.de#7919").hexdigest()
+    assert exact_text(ab) == "4162"
+
+
+def test_text_whose_exact_form_is_lost_is_not_digested() -> None:
+    """A plain string with letters (its exact text not known) has no digest; a literal has."""
+    src = Source(("id", "email"), [{"id": 1, "email": "plain@example.com"}])  # a str: exact text unknown
+    tree = parse("SELECT SHA2(email, 256), SHA2('plain@example.com', 256) FROM member")
+    assert isinstance(tree, exp.Expression)
+    got = select_rows(tree, lambda name: src if name == "member" else None)
+    assert got is not None
+    assert got[1][0][0] is UNKNOWN
+    assert got[1][0][1] == hashlib.sha256(b"plain@example.com").hexdigest()
