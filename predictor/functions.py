@@ -652,6 +652,23 @@ def _exact(x: exp.Expression, ev: Eval) -> object:
     return _NOT_COMPUTED
 
 
+def _quote(e: exp.Expression, ev: Eval) -> Value:
+    """QUOTE(): a string literal of its argument's exact text (backslash, quote, NUL and Ctrl-Z escaped), the
+    word NULL for NULL (a report's SQL built with CONCAT and prepared: crowdfunding_platform_app)."""
+    if len(e.expressions) != 1:
+        return UNKNOWN
+    v = ev(e.expressions[0])
+    if v is None:
+        return "NULL"
+    text = _exact_piece(v) if isinstance(v, str | int | Decimal) and not isinstance(v, bool) else None
+    if text is None:
+        return UNKNOWN
+    for c, esc in (("\\", "\\\\"), ("'", "\\'"), ("\0", "\\0"), ("\x1a", "\\Z")):
+        text = text.replace(c, esc)
+    quoted = f"'{text}'"
+    return Cased(quoted.casefold(), quoted) if quoted.upper() != quoted.casefold() else quoted
+
+
 def _hex(e: exp.Expression, ev: Eval) -> Value:
     """HEX of an integer (a negative one as its 64-bit two's complement) or of a string whose exact text is
     known: upper-case hex digits."""
@@ -996,7 +1013,8 @@ def _elt(e: exp.Expression, ev: Eval) -> Value:
 
 
 _NAMED: dict[str, Callable[[exp.Expression, Eval], Value]] = {"JSON_MERGE_PATCH": _json_merge_patch,
-                                                              "JSON_LENGTH": _json_length, "ADDTIME": _addtime}
+                                                              "JSON_LENGTH": _json_length, "ADDTIME": _addtime,
+                                                              "QUOTE": _quote}
 
 
 _FUNCTIONS: dict[type[exp.Expression], Callable[[exp.Expression, Eval], Value]] = {

@@ -17,6 +17,7 @@ from predictor.evaluate import UNKNOWN
 from predictor.parse import Unparsed, parse
 from predictor.routines import as_expression
 from predictor.session import SessionState
+from predictor.values import exact_text
 
 if TYPE_CHECKING:
     from predictor.engine import Predictor
@@ -28,8 +29,9 @@ def handle_prepare(p: Predictor, b: Builder, info: StatementInfo, s: SessionStat
     kind, source = info.source or ("", "")
     text: str | None = source if kind == "TEXT" else None
     if kind == "VAR":
-        v = s.user_vars.get(source)  # (the model holds strings casefolded: SQL reads the same)
-        text = v if isinstance(v, str) else None
+        v = s.user_vars.get(source)
+        # its exact text when known, else case-folded (keywords and names read the same, literals may not)
+        text = (exact_text(v) or str(v)) if isinstance(v, str) else None
     s.statements[(info.name or "").lower()] = text
 
 

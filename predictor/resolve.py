@@ -142,7 +142,9 @@ def _resolve_write(acc: Access, w: Write, info: StatementInfo, catalog: Catalog,
                     acc.writes[n:] = [replace(u, idle=True, cascaded=True) for u in acc.writes[n:]]
                 elif s.guards or s.loops:
                     acc.writes[n:] = [replace(u, guarded=True) for u in acc.writes[n:]]
-    if depth < 8 and ("DELETE" in events or w.op is Op.UPDATE):
+    if depth < 8 and not acc.set_null_cascades:
+        _prelocked_children(acc, t, frozenset(events), catalog, session, depth, {t.name.lower()})
+    elif depth < 8 and ("DELETE" in events or w.op is Op.UPDATE):
         _cascade_triggers(acc, t, "UPDATE" if w.op is Op.UPDATE else "DELETE", catalog, session, depth)
 
 
@@ -158,6 +160,24 @@ def _cascade_triggers(acc: Access, t: Table, event: str, catalog: Catalog, sessi
         # ON DELETE SET NULL: MySQL opens the child's UPDATE triggers, MariaDB its DELETE ones, the parent's
         # event (freight_forwarding_app's containers and their packages; fk_set_null_triggers.sql)
         _opened(acc, child, fired if acc.set_null_cascades else event, catalog, session, depth, cascaded=True)
+
+
+def _prelocked_children(acc: Access, t: Table, events: frozenset[str], catalog: Catalog,
+                        session: SessionState, depth: int, seen: set[str]) -> None:
+    """MariaDB (prepare_fk_prelocking_list): a child whose foreign key changes its rows when the parent's rows
+    are deleted or updated, as the statement's events (``REPLACE``: INSERT and DELETE) say, is opened with
+    the statement with those events: its triggers for each of them, and its own such children, down the
+    chain (a currency's SET NULL accounts, their CASCADE ledger rows and its INSERT trigger's UUID():
+    crowdfunding_platform_app; fk_prelocked_events.sql)."""
+    for child, fk in catalog.children(t.name):
+        if child.name.lower() in seen or not any(
+                e in events and fk.child_event(e) is not None for e in ("DELETE", "UPDATE")):
+            continue
+        seen.add(child.name.lower())
+        for event in sorted(events):
+            _opened(acc, child, event, catalog, session, depth, cascaded=True)
+        if depth < 8:
+            _prelocked_children(acc, child, events, catalog, session, depth + 1, seen)
 
 
 def _opened(acc: Access, t: Table, event: str, catalog: Catalog, session: SessionState, depth: int,

@@ -233,3 +233,15 @@ def test_text_whose_exact_form_is_lost_is_not_digested() -> None:
     assert got is not None
     assert got[1][0][0] is UNKNOWN
     assert got[1][0][1] == hashlib.sha256(b"plain@example.com").hexdigest()
+
+
+def test_quote_gives_a_literal_of_the_exact_text() -> None:
+    """QUOTE() escapes backslash and quote and keeps the letters' case; NULL is the word NULL."""
+    tree = parse("SELECT QUOTE('O''Reilly'), QUOTE('a\\\\b'), QUOTE(NULL), QUOTE(42) FROM DUAL")
+    assert isinstance(tree, exp.Expression)
+    got = select_rows(tree, _source)
+    assert got is not None
+    o_reilly, backslash, null, number = got[1][0]
+    assert exact_text(o_reilly) == "'O\\'Reilly'"
+    assert exact_text(backslash) == "'a\\\\b'"
+    assert (null, number) == ("NULL", "'42'")
