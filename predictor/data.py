@@ -183,6 +183,42 @@ class TableData:
         self.rows = rows
 
 
+def _partly_updated(t: Table, d: TableData, where: exp.Expression,
+                    assignments: Sequence[tuple[str, exp.Expression]], before_sets: frozenset[str] | None) -> None:
+    """An UPDATE whose WHERE cannot be said of some rows: the rows it surely selects get their new values,
+    the rows it may select get unknown ones (the columns it sets, and those that follow them: generated,
+    ON UPDATE CURRENT_TIMESTAMP), the others stay (crowdfunding_platform_app's expired holds: the holds
+    past their expiry are expired, whatever the holds whose expiry is not known). What BEFORE UPDATE
+    triggers may set (``before_sets``) is unknown in the rows selected; a value a column cannot take leaves
+    those rows unknown."""
+    cols = {c.lower() for c, _ in assignments}
+    if any(c in cols for k in d.keys for c in k):
+        d.tracked = False
+        return
+    maybe: set[int] = set()
+    sure: set[int] = set()
+    d.rows = list(d.rows)  # copies (a savepoint's, a rollback's) share the old list
+    for i, r in enumerate(d.rows):
+        if r is None:
+            continue
+        try:
+            if not truth(where, r):
+                continue
+        except CannotEvaluate:
+            maybe.add(i)
+            continue
+        new = _assigned_row(t, r, assignments)
+        if issues(t, [{c: new[c] for c in cols}], [new]):
+            maybe.add(i)
+        else:
+            d.rows[i] = new
+            sure.add(i)
+    stamps = {c.name.lower() for c in t.columns if c.on_update_now}
+    d.set_unknown(t.with_generated(cols | stamps | (before_sets or set())), maybe)
+    if before_sets:
+        d.set_unknown(t.with_generated(before_sets), sure)
+
+
 def _maybe(d: TableData, where: exp.Expression) -> set[int]:
     """Positions of the rows ``where`` selects or may select (it cannot be evaluated on them)."""
     out: set[int] = set()
@@ -462,7 +498,7 @@ class DataModel:
                      limit: int | None = None, ignore: bool = False, scan_order: bool = True,
                      positions: Sequence[int] | None = None, pairs: list[Pair] | None = None,
                      order: Sequence[exp.Ordered] = (), joined: Mapping[int, Row] | None = None,
-                     strict: bool = True) -> Updated | None:
+                     strict: bool = True, before_sets: frozenset[str] | None = None) -> Updated | None:
         """A single-table UPDATE: the rows its WHERE selects (or the rows at ``positions``, which a
         multi-table UPDATE selected) get the assigned values; returns (rows changed, rows skipped by IGNORE,
         rows matched), None when that cannot be said (changed columns then become unknown).
@@ -473,7 +509,8 @@ class DataModel:
         ``scan_order`` (MySQL; MariaDB: Profile.UPDATE_IGNORE_CLASHES_IN_SCAN_ORDER); ``ignore`` skips (warning
         1062) a row whose new key is taken at that moment. Otherwise a moved key stops the tracking, as does a
         clash without IGNORE (the statement fails). ``pairs`` gets (old, new) per row matched and not skipped,
-        changed or not: UPDATE triggers fire for each."""
+        changed or not: UPDATE triggers fire for each. ``before_sets``: what BEFORE UPDATE triggers may set
+        (used when the WHERE cannot be said of every row: _partly_updated)."""
         d = self.tracked(t)
         if d is None:
             return None
@@ -481,7 +518,10 @@ class DataModel:
         try:
             hit = self._matching(t, d, where, limit, order) if positions is None else sorted(set(positions))
         except CannotEvaluate:
-            self.changed_columns(t, cols, where if limit is None and positions is None else None)
+            if where is not None and limit is None and positions is None and joined is None:
+                _partly_updated(t, d, where, assignments, before_sets)
+            else:
+                self.changed_columns(t, cols, None)
             return None
         keys = {c for k in d.keys for c in k}
         moved = [c.lower() for c, e in assignments if not _keeps(e, c)]  # SET v = v + 0 changes nothing

@@ -12,6 +12,7 @@ None.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TypeGuard, cast
@@ -19,7 +20,7 @@ from typing import TypeGuard, cast
 from sqlglot import exp
 
 from predictor.dialect import RplayMySQL
-from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, Value, known, number, opaque, truth, value
+from predictor.evaluate import UNKNOWN, UNKNOWN_NAME, CannotEvaluate, Row, Value, known, number, opaque, truth, value
 from predictor.moments import Moment, before, from_literal
 from predictor.nodes import PerRow
 from predictor.values import JsonText
@@ -89,6 +90,9 @@ def filtered(rows: Sequence[Row], condition: exp.Expression, keys: Sequence[tupl
                 sure.append(r)
     if lenient and unsure <= LENIENT_ROWS:
         return sure
+    if unsure and (seen := _SURE_ONLY.get()) is not None:
+        seen.append(unsure)  # the rows surely selected, the others counted (_in_sure_rows)
+        return sure
     if unsure and not (sure and pins_key(condition, keys)):
         raise CannotEvaluate("condition on an unknown value")
     return sure
@@ -115,6 +119,14 @@ def resolved(e: exp.Expression, sources: Sources, per_row: bool = True) -> exp.E
     others (``per_row``) by a PerRow node that evaluates them for each row of the outer query."""
     if not any(isinstance(n, exp.Subquery | exp.Exists) for n in e.walk()):
         return e
+    token = _SURE_ONLY.set(None)  # a subquery's rows are all its rows, inside _in_sure_rows too
+    try:
+        return _resolved(e, sources, per_row)
+    finally:
+        _SURE_ONLY.reset(token)
+
+
+def _resolved(e: exp.Expression, sources: Sources, per_row: bool) -> exp.Expression:
 
     def swap(n: exp.Expression) -> exp.Expression:
         subquery = isinstance(n, exp.In | exp.Exists) or (
@@ -123,7 +135,9 @@ def resolved(e: exp.Expression, sources: Sources, per_row: bool = True) -> exp.E
             return _per_row(n, sources)  # ``d.courier_id = c.id``: c.id is not d's id
         if isinstance(n, exp.In) and isinstance(n.args.get("query"), exp.Expression):
             got = select_rows(n.args["query"], sources)
-            if got is None or len(got[0]) != 1:
+            if got is None:
+                return _in_sure_rows(n, sources)
+            if len(got[0]) != 1:
                 return n
             return exp.In(this=n.this, expressions=[known(r[0]) for r in got[1]])
         if isinstance(n, exp.Exists):
@@ -137,6 +151,32 @@ def resolved(e: exp.Expression, sources: Sources, per_row: bool = True) -> exp.E
         return n
 
     return e.transform(swap)
+
+
+_NOT_PLAIN_FILTER = ("joins", "group", "having", "limit", "offset")
+_SURE_ONLY: ContextVar[list[int] | None] = ContextVar("_SURE_ONLY", default=None)
+
+
+def _in_sure_rows(n: exp.In, sources: Sources) -> exp.Expression:
+    """``x IN (SELECT c FROM t WHERE ...)`` whose WHERE cannot be said of some rows: x among the rows it
+    surely selects, OR a value not known (true when x is among them, else not known; crowdfunding_platform_app's
+    pledges of expired holds, some holds' status not known). Only a plain filter: no aggregate, grouping,
+    DISTINCT ... LIMIT, nor HAVING, whose result the rows left out would change, and no join (a LEFT JOIN
+    row left out would come back NULL-extended); its own subqueries are evaluated whole (``resolved``)."""
+    q = n.args["query"]
+    q = q.this if isinstance(q, exp.Subquery) else q
+    if not isinstance(q, exp.Select) or any(q.args.get(k) for k in _NOT_PLAIN_FILTER) or any(
+            True for _ in q.find_all(exp.AggFunc, exp.Window)):
+        return n
+    token = _SURE_ONLY.set([])
+    try:
+        got = select_rows(q, sources)
+    finally:
+        _SURE_ONLY.reset(token)
+    if got is None or len(got[0]) != 1:
+        return n
+    return exp.Or(this=exp.In(this=n.this, expressions=[known(r[0]) for r in got[1]]),
+                  expression=exp.Anonymous(this=UNKNOWN_NAME))
 
 
 def _numbered(rows: list[Row], items: list[exp.Expression]) -> tuple[list[Row], list[exp.Expression]]:
