@@ -613,7 +613,9 @@ def _table_def(name: str, schema: exp.Expression | None, engine: str | None, tem
                 k = _table_constraint(e)
                 if k is not None and k.columns:
                     keys.append(k)
-                fks.extend(_foreign_key(f) for f in (e.find_all(exp.ForeignKey)))
+                named = e.name if isinstance(e, exp.Constraint) else ""
+                for f in e.find_all(exp.ForeignKey):  # unnamed: InnoDB names them t_ibfk_1, t_ibfk_2, ...
+                    fks.append(replace(_foreign_key(f), name=(named or f"{name}_ibfk_{len(fks) + 1}").lower()))
     pk_cols = {c.lower() for k in keys if k.kind is KeyKind.PRIMARY for c in k.columns}
     columns = [replace(c, nullable=False) if c.name.lower() in pk_cols else c for c in columns]
     checks = tuple(c.this.sql(dialect=RplayMySQL) for c in schema.find_all(exp.CheckColumnConstraint)

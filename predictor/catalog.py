@@ -74,6 +74,7 @@ class ForeignKey:
     on_update: str = "RESTRICT"
     columns: tuple[str, ...] = ()  # the child's columns, lower case
     parent_columns: tuple[str, ...] = ()  # the parent's, lower case
+    name: str = ""  # the constraint's name, lower case (InnoDB's own, t_ibfk_N, when not given); "" not known
 
     def child_event(self, event: str) -> str | None:
         """What a parent's UPDATE / DELETE does to the referencing rows: "UPDATE" (CASCADE of an update, SET

@@ -20,9 +20,10 @@ the row. A replay runs a small workload within a second or two, so ``same_second
 same value, and row format logs nothing for it (seen on MariaDB 10.11 with ledger_app), unless the two
 readings were taken so many statements apart (``SAME_SECOND_SPAN``: the profile's
 ``SAME_SECOND_STATEMENTS``) that a second has more likely than not gone by between them
-(coworking_spaces_app's settings rewritten 160 statements after they were made: a second later on MySQL
-9.7, the same second on MariaDB 10.11). A workload that sleeps between the two gets a row event the
-prediction did not expect.
+(coworking_spaces_app's settings rewritten 161 statements after they were made: a second later on MySQL
+9.7, the same second on MariaDB 10.11; parking_permits_app's handheld synced again 135 statements later:
+the same second on both). A workload that sleeps between the two gets a row event the prediction did not
+expect.
 
 A second bet is made for dates: every CURDATE() of a replay is the same day (a run does not cross
 midnight), so a reading's ``day`` (its exact offset from today, in days and months: ``CURDATE() + INTERVAL 1

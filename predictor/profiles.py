@@ -275,8 +275,8 @@ class Profile:
     SAME_SECOND_STATEMENTS: ClassVar[int | None] = 300
     """Two clock readings taken this many statements apart or more are bet to be different seconds
     (moments.same_second; None: always the same second). The harness replays about 650 statements a second
-    on MariaDB 10.11 here (coworking_spaces_app: 402 in 0.6 s), so after half that many a second has more
-    likely than not gone by."""
+    on MariaDB 10.11 here (330 to 900 for the workloads of fixtures/workloads), so after half that many a
+    second has more likely than not gone by."""
 
     def __init__(self, server_opts: Mapping[str, str] | None = None,
                  engines: Mapping[str, Engine] | None = None) -> None:
@@ -340,9 +340,11 @@ class MySQL80(Profile):
     SELF_SUBQUERY_ERROR = 1093
     """Seen on 9.7.4: DELETE FROM t WHERE v > (SELECT MAX(v) FROM t) is refused, nothing logged
     (fixtures/seeds/003_logging_rules/loops_subqueries_and_savepoints.sql); documented since 5.x."""
-    SAME_SECOND_STATEMENTS = 100
-    """MySQL 9.7 in a container here replays 150 to 290 statements a second (coworking_spaces_app: 402 in 1.4
-    to 2.7 s): its settings rewritten 160 statements after they were made got a new NOW()."""
+    SAME_SECOND_STATEMENTS = 150
+    """MySQL 9.7 in a container here replays 150 to 320 statements a second (250 for most workloads of
+    fixtures/workloads, a pair reused by ``rplay matrix``), so two readings 125 to 150 statements apart are a
+    coin flip: coworking_spaces_app's settings rewritten 161 statements after they were made got a new NOW(),
+    parking_permits_app's handheld synced again 135 statements later did not."""
     TEMP_TABLE_ROLLBACK_WARNINGS = (1751, 1752)
     """Seen on 9.7.4: ROLLBACK of a transaction that created a temporary table warns 1751, also in MIXED where
     the CREATE was not logged (temp_table_autocommit_off.sql); 1752 for a dropped one, from the source

@@ -35,6 +35,7 @@ class Access:
     missing: list[str] = field(default_factory=list)
     sub_statements: list[StatementInfo] = field(default_factory=list)  # trigger/function bodies run
     sub_autoinc_write: bool = False
+    autoinc_hidden: bool = False  # MariaDB: its first foreign-key child is a stub (_prelocked_children)
     body_select: bool = False  # a trigger or function body reads a table it does not write (predictor/unsafe.py)
     stored_functions: list[str] = field(default_factory=list)
     set_null_cascades: bool = False  # ON DELETE SET NULL opens the child's UPDATE triggers (MySQL)
@@ -143,6 +144,8 @@ def _resolve_write(acc: Access, w: Write, info: StatementInfo, catalog: Catalog,
                 elif s.guards or s.loops:
                     acc.writes[n:] = [replace(u, guarded=True) for u in acc.writes[n:]]
     if depth < 8 and not acc.set_null_cascades:
+        if top and not any(trig.event in events for trig in t.triggers):
+            acc.autoinc_hidden = acc.autoinc_hidden or _stub_first(t, frozenset(events), catalog)
         _prelocked_children(acc, t, frozenset(events), catalog, session, depth, {t.name.lower()})
     elif depth < 8 and ("DELETE" in events or w.op is Op.UPDATE):
         _cascade_triggers(acc, t, "UPDATE" if w.op is Op.UPDATE else "DELETE", catalog, session, depth)
@@ -160,6 +163,18 @@ def _cascade_triggers(acc: Access, t: Table, event: str, catalog: Catalog, sessi
         # ON DELETE SET NULL: MySQL opens the child's UPDATE triggers, MariaDB its DELETE ones, the parent's
         # event (freight_forwarding_app's containers and their packages; fk_set_null_triggers.sql)
         _opened(acc, child, fired if acc.set_null_cascades else event, catalog, session, depth, cascaded=True)
+
+
+def _stub_first(t: Table, events: frozenset[str], catalog: Catalog) -> bool:
+    """MariaDB: whether the first table the statement's foreign keys lock is a child they only check (RESTRICT,
+    NO ACTION). InnoDB lists a parent's foreign keys by constraint name; such a child is not opened, and
+    the server then does not see the auto-increment tables the cascades' triggers would write (no
+    AUTOINC_COLUMNS; seen on 10.11: pharmacy_chain_app's stores and insurers, fk_prelocked_events.sql)."""
+    keys = [fk for _, fk in catalog.children(t.name)]
+    if not keys or any(not fk.name for fk in keys):
+        return False
+    first = min(keys, key=lambda fk: fk.name)
+    return not any(e in events and first.child_event(e) is not None for e in ("DELETE", "UPDATE"))
 
 
 def _prelocked_children(acc: Access, t: Table, events: frozenset[str], catalog: Catalog,

@@ -93,10 +93,12 @@ def _top_targets(ctx: Context) -> list[Table]:
 
 
 def autoinc_columns(ctx: Context) -> bool:
-    """A trigger or function writes a table with an auto-increment column; on MySQL 9.7 an ON DELETE CASCADE /
-    SET NULL may write one too (cascade_rows.sql)."""
-    return ctx.access.sub_autoinc_write or (ctx.profile.FOREIGN_KEY_TABLES_LOCKED and any(
-        t.auto_increment is not None for t in _cascade_targets(ctx)))
+    """A trigger or function writes a table with an auto-increment column (on MariaDB not when the first
+    foreign-key child is only checked: resolve._stub_first); on MySQL 9.7 an ON DELETE CASCADE / SET NULL may
+    write one too (cascade_rows.sql)."""
+    if ctx.access.sub_autoinc_write and not ctx.access.autoinc_hidden:
+        return True
+    return ctx.profile.FOREIGN_KEY_TABLES_LOCKED and any(t.auto_increment is not None for t in _cascade_targets(ctx))
 
 
 def write_autoinc_select(ctx: Context) -> bool:
@@ -109,6 +111,9 @@ def write_autoinc_select(ctx: Context) -> bool:
     updated = _cascade_targets(ctx, updated_only=True) if ctx.profile.FOREIGN_KEY_TABLES_LOCKED else []
     if updated and any(t.auto_increment is not None for t in updated + [u.table for u in ctx.access.writes]):
         return True  # a child row the cascade updates has its own foreign keys checked: the parents are read
+    if ctx.profile.FOREIGN_KEY_TABLES_LOCKED and any(u.table.auto_increment is not None for u in ctx.access.writes
+                                                     if u.cascaded) and _foreign_key_reads(ctx):
+        return True  # what a cascade's triggers would write is locked with the checked children (fk_stub_first.sql)
     if not any(u.table.auto_increment is not None for u in ctx.access.writes if not u.cascaded):
         return False
     # a table read-locked only: one a trigger or function also writes is write-locked (seen on MariaDB 10.11)

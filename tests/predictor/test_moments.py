@@ -244,7 +244,7 @@ def test_readings_far_apart_are_bet_to_be_different_seconds() -> None:
     SAME_SECOND_STATEMENTS; coworking_spaces_app's settings on MySQL 9.7)."""
     now = CLOCK["NOW"]
     assert isinstance(now, Moment)
-    early, near, far = (replace(now, reading=n) for n in (87, 120, 249))
+    early, near, far = (replace(now, reading=n) for n in (87, 222, 249))
     assert same_second(early, far)  # no pace known: always the same second
     token = SAME_SECOND_SPAN.set(get_profile("mysql-9.7").SAME_SECOND_STATEMENTS)
     try:
