@@ -184,19 +184,18 @@ class TableData:
 
 
 def _partly_updated(t: Table, d: TableData, where: exp.Expression,
-                    assignments: Sequence[tuple[str, exp.Expression]], before_sets: frozenset[str] | None) -> None:
+                    assignments: Sequence[tuple[str, exp.Expression]]) -> None:
     """An UPDATE whose WHERE cannot be said of some rows: the rows it surely selects get their new values,
     the rows it may select get unknown ones (the columns it sets, and those that follow them: generated,
     ON UPDATE CURRENT_TIMESTAMP), the others stay (crowdfunding_platform_app's expired holds: the holds
-    past their expiry are expired, whatever the holds whose expiry is not known). What BEFORE UPDATE
-    triggers may set (``before_sets``) is unknown in the rows selected; a value a column cannot take leaves
-    those rows unknown."""
+    past their expiry are expired, whatever the holds whose expiry is not known). A value a column cannot
+    take leaves those rows unknown. What the table's triggers do is the caller's (rows.with_key_checks:
+    data.fire), as when no row is decided."""
     cols = {c.lower() for c, _ in assignments}
     if any(c in cols for k in d.keys for c in k):
         d.tracked = False
         return
     maybe: set[int] = set()
-    sure: set[int] = set()
     d.rows = list(d.rows)  # copies (a savepoint's, a rollback's) share the old list
     for i, r in enumerate(d.rows):
         if r is None:
@@ -212,11 +211,8 @@ def _partly_updated(t: Table, d: TableData, where: exp.Expression,
             maybe.add(i)
         else:
             d.rows[i] = new
-            sure.add(i)
     stamps = {c.name.lower() for c in t.columns if c.on_update_now}
-    d.set_unknown(t.with_generated(cols | stamps | (before_sets or set())), maybe)
-    if before_sets:
-        d.set_unknown(t.with_generated(before_sets), sure)
+    d.set_unknown(t.with_generated(cols | stamps), maybe)
 
 
 def _maybe(d: TableData, where: exp.Expression) -> set[int]:
@@ -498,7 +494,7 @@ class DataModel:
                      limit: int | None = None, ignore: bool = False, scan_order: bool = True,
                      positions: Sequence[int] | None = None, pairs: list[Pair] | None = None,
                      order: Sequence[exp.Ordered] = (), joined: Mapping[int, Row] | None = None,
-                     strict: bool = True, before_sets: frozenset[str] | None = None) -> Updated | None:
+                     strict: bool = True) -> Updated | None:
         """A single-table UPDATE: the rows its WHERE selects (or the rows at ``positions``, which a
         multi-table UPDATE selected) get the assigned values; returns (rows changed, rows skipped by IGNORE,
         rows matched), None when that cannot be said (changed columns then become unknown).
@@ -509,8 +505,7 @@ class DataModel:
         ``scan_order`` (MySQL; MariaDB: Profile.UPDATE_IGNORE_CLASHES_IN_SCAN_ORDER); ``ignore`` skips (warning
         1062) a row whose new key is taken at that moment. Otherwise a moved key stops the tracking, as does a
         clash without IGNORE (the statement fails). ``pairs`` gets (old, new) per row matched and not skipped,
-        changed or not: UPDATE triggers fire for each. ``before_sets``: what BEFORE UPDATE triggers may set
-        (used when the WHERE cannot be said of every row: _partly_updated)."""
+        changed or not: UPDATE triggers fire for each."""
         d = self.tracked(t)
         if d is None:
             return None
@@ -519,7 +514,7 @@ class DataModel:
             hit = self._matching(t, d, where, limit, order) if positions is None else sorted(set(positions))
         except CannotEvaluate:
             if where is not None and limit is None and positions is None and joined is None:
-                _partly_updated(t, d, where, assignments, before_sets)
+                _partly_updated(t, d, where, assignments)
             else:
                 self.changed_columns(t, cols, None)
             return None

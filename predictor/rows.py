@@ -407,8 +407,7 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
                     res = p.data.update_where(t, cond, sets, limit, ignore=info.ignore,
                                               scan_order=p.profile.UPDATE_IGNORE_CLASHES_IN_SCAN_ORDER,
                                               positions=positions, pairs=pairs, order=by, joined=joined,
-                                              strict=s.strict(p.profile.engine(t.engine).transactional, 0),
-                                              before_sets=_before_update_sets(t))
+                                              strict=s.strict(p.profile.engine(t.engine).transactional, 0))
                 except Refused as refused:
                     if len(info.writes) == 1 and (refused.first or p.profile.engine(t.engine).transactional):
                         return _failed(out, _code(p, refused.code), _note(p, refused.code))
@@ -548,12 +547,6 @@ _EVENTS = {Kind.INSERT: frozenset({"INSERT"}), Kind.REPLACE: frozenset({"INSERT"
 def _selected(p: Predictor, tree: exp.Expression, t: Table, s: SessionState) -> Selected | None:
     """Positions of ``t``'s rows a multi-table DELETE / UPDATE selects (predictor/joined.py)."""
     return selected(tree, t, p.data.source(t, positions=True), lambda name: table_source(p, name, s))
-
-
-def _before_update_sets(t: Table) -> frozenset[str] | None:
-    """The columns ``t``'s BEFORE UPDATE triggers may SET (None: it has none)."""
-    before = [trig for trig in t.triggers if trig.event.upper() == "UPDATE" and trig.timing.upper() == "BEFORE"]
-    return frozenset(c for trig in before for c in triggers.set_new_columns(trig.text)) if before else None
 
 
 def _through_view(p: Predictor, name: str, s: SessionState,
