@@ -288,7 +288,14 @@ def _expression_facts(node: exp.Expression | None) -> tuple[list[str], list[str]
             v = _name(n.this).lower()
             if v not in sysvars:
                 sysvars.append(v)
+        elif isinstance(n, exp.PropertyEQ) and isinstance(n.this, exp.Parameter) and not isinstance(
+                n.parent, exp.SetItem) and USER_VARIABLE_ASSIGNMENT not in funcs:
+            funcs.append(USER_VARIABLE_ASSIGNMENT)
     return funcs, sysvars
+
+
+USER_VARIABLE_ASSIGNMENT = ":="
+"""``SELECT @v := expr``: a user variable set inside an expression counts as a function (MySQL deprecates it)."""
 
 
 def _nested_limit(tree: exp.Expression) -> int | None:

@@ -372,9 +372,10 @@ class MySQL97(MySQL84):
         "log_bin": "ON",
     })
     """Seen on Debian's 9.7 build: GTIDs and their consistency checks are on by default."""
-    DEPRECATED_FUNCTIONS = frozenset({"FOUND_ROWS", "SQL_CALC_FOUND_ROWS"})
+    DEPRECATED_FUNCTIONS = frozenset({"FOUND_ROWS", "SQL_CALC_FOUND_ROWS", ":="})
     """Seen on 9.7.4: FOUND_ROWS() warns 1287 wherever it is parsed, routine definitions included; so does
-    SELECT SQL_CALC_FOUND_ROWS (fixtures/workloads/library_app.sql)."""
+    SELECT SQL_CALC_FOUND_ROWS (fixtures/workloads/library_app.sql), and a user variable set inside an
+    expression, ``SELECT @v := id`` (analyze.USER_VARIABLE_ASSIGNMENT; crowdfunding_platform_app)."""
     DEPRECATED_OUTSIDE_ROUTINES = frozenset({"VALUES"})
     """Seen on 9.7.4: VALUES(col) in ON DUPLICATE KEY UPDATE warns 1287 in a statement, not in a CREATE
     PROCEDURE's body nor when the procedure runs in the session that created it
