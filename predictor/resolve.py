@@ -144,7 +144,8 @@ def _resolve_write(acc: Access, w: Write, info: StatementInfo, catalog: Catalog,
                 elif s.guards or s.loops:
                     acc.writes[n:] = [replace(u, guarded=True) for u in acc.writes[n:]]
     if depth < 8 and not acc.set_null_cascades:
-        if top and not any(trig.event in events for trig in t.triggers):
+        if top and len(info.writes) == 1 and not info.multi_table and not any(trig.event in events
+                                                                              for trig in t.triggers):
             acc.autoinc_hidden = acc.autoinc_hidden or _stub_first(t, frozenset(events), catalog)
         _prelocked_children(acc, t, frozenset(events), catalog, session, depth, {t.name.lower()})
     elif depth < 8 and ("DELETE" in events or w.op is Op.UPDATE):
@@ -169,7 +170,8 @@ def _stub_first(t: Table, events: frozenset[str], catalog: Catalog) -> bool:
     """MariaDB: whether the first table the statement's foreign keys lock is a child they only check (RESTRICT,
     NO ACTION). InnoDB lists a parent's foreign keys by constraint name; such a child is not opened, and
     the server then does not see the auto-increment tables the cascades' triggers would write (no
-    AUTOINC_COLUMNS; seen on 10.11: pharmacy_chain_app's stores and insurers, fk_prelocked_events.sql)."""
+    AUTOINC_COLUMNS; seen on 10.11: pharmacy_chain_app's stores and insurers, fk_stub_first.sql). Only for a
+    single-table statement on a table without triggers for its events (their tables are locked first)."""
     keys = [fk for _, fk in catalog.children(t.name)]
     if not keys or any(not fk.name for fk in keys):
         return False
