@@ -113,6 +113,7 @@ class StatementInfo:
     if_not_exists: bool = False
     skip_locked: bool = False
     nowait: bool = False
+    for_update: bool = False  # SELECT ... FOR UPDATE (a subquery's too): it write-locks what it reads
     multi_table: bool = False
     values_rows: int = 0  # VALUES tuples of an INSERT/REPLACE
     table_def: Table | None = None  # CREATE TABLE / ALTER target definition pieces
@@ -702,6 +703,7 @@ def _create(tree: exp.Create) -> StatementInfo:
 def _select(tree: exp.Expression) -> StatementInfo:
     funcs, sysvars = _expression_facts(tree)
     skip = nowait = False
+    update = _for_update(tree)
     for lock in tree.find_all(exp.Lock):
         w = lock.args.get("wait")  # the dialect: SKIP LOCKED -> wait=False, NOWAIT -> wait=True
         if w is False:
@@ -717,7 +719,11 @@ def _select(tree: exp.Expression) -> StatementInfo:
                 cols.append(output_name(e))
     return StatementInfo(Kind.SELECT, reads=tuple(_tables(tree)), functions=tuple(funcs),
                          sysvars=tuple(sysvars), limit=_any_limit(tree), skip_locked=skip, nowait=nowait,
-                         columns=tuple(cols), extra=(ONE_ROW,) if _one_row(tree) else ())
+                         columns=tuple(cols), extra=(ONE_ROW,) if _one_row(tree) else (), for_update=update)
+
+
+def _for_update(tree: exp.Expression) -> bool:
+    return any(lock.args.get("update") for lock in tree.find_all(exp.Lock))
 
 
 DEPRECATED_SYNTAX = "deprecated syntax"  # StatementInfo.extra of a CREATE TABLE with a column type MySQL deprecates
@@ -873,7 +879,7 @@ def _assignments(tree: exp.Set) -> StatementInfo:
             text = value.sql() if isinstance(value, exp.Expression) else str(value)
         out.append(Assignment(scope, name, text))
     return StatementInfo(Kind.SET, assignments=tuple(out), functions=tuple(funcs), sysvars=tuple(sysvars),
-                         reads=tuple(reads), limit=_any_limit(tree))
+                         reads=tuple(reads), limit=_any_limit(tree), for_update=_for_update(tree))
 
 
 def _body_statements(node: exp.Expression | None) -> tuple[StatementInfo, ...]:

@@ -16,7 +16,7 @@ from predictor.codes import (
     ER_NO_SUCH_TABLE,
 )
 from predictor.context import Context
-from predictor.decide import decide, gtid_consistency
+from predictor.decide import ER_STMT_MODE_AND_ROW_ENGINE, decide, gtid_consistency
 from predictor.images import images
 from predictor.injection import InjectedRows, InjectionError, injected_rows
 from predictor.memo import memo_key
@@ -370,8 +370,27 @@ def handle_binlog(p: Predictor, b: Builder, info: StatementInfo, s: SessionState
     apply_outcome(p, b, info, s, out)
 
 
+def refuses_row_locks(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> bool:
+    """SELECT ... FOR UPDATE write-locks the InnoDB rows it reads: in STATEMENT format below REPEATABLE READ
+    the server refuses it as it refuses a write (1665 with InnoDB's warning), on both servers, in a
+    procedure too; LOCK IN SHARE MODE / FOR SHARE do not (crowdfunding_platform_app's refund procedure in the
+    READ COMMITTED webhook worker; select_for_update_rc.sql)."""
+    if s.binlog_format != "STATEMENT":
+        return False
+    for name in info.reads:
+        t = lookup(name, p.catalog, s)
+        if t is not None and not t.temporary and p.profile.engine(t.engine).row_only_below_rr and not (
+                p.profile.engine(t.engine).caps(s.isolation)[1]):
+            b.error = ER_STMT_MODE_AND_ROW_ENGINE
+            b.warnings.add(p.profile.INNODB_ROW_ONLY_WARNING)
+            return True
+    return False
+
+
 def handle_noop(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
     """Statements that write nothing to the binlog (SELECT without writes, USE, SHOW, ...)."""
+    if info.for_update and refuses_row_locks(p, b, info, s):
+        return
     if info.kind is Kind.SELECT and info.user_vars:
         _select_into(p, b, info, s)
     if info.kind in (Kind.SELECT, Kind.DO) and (info.functions or info.reads):

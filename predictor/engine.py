@@ -191,7 +191,7 @@ class Predictor:
                 if not s.trx_cache and not s.multi_stmt_mode:
                     self._step_autocommit_dml(seq, session, sql, info, s)
                     return
-            elif (kind is Kind.SELECT and not info.user_vars) or kind is Kind.DO:
+            elif (kind is Kind.SELECT and not info.user_vars and not info.for_update) or kind is Kind.DO:
                 self._step_quiet(seq, session, sql, info, s)
                 return
         self._step_full(seq, session, sql, info, s)

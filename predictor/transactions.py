@@ -11,7 +11,7 @@ from predictor.binlog import Builder
 from predictor.catalog import Table
 from predictor.codes import ER_UNKNOWN_SYSTEM_VARIABLE, ER_WARNING_NOT_COMPLETE_ROLLBACK
 from predictor.decide import ER_GTID_UNSAFE_NON_TRANSACTIONAL_TABLE
-from predictor.dml import handle_dml, stick_if_unsafe
+from predictor.dml import handle_dml, refuses_row_locks, stick_if_unsafe
 from predictor.evaluate import UNKNOWN
 from predictor.resolve import lookup
 from predictor.rows import table_source
@@ -129,6 +129,8 @@ _TRACKED = frozenset({"binlog_format", "binlog_row_image", "transaction_isolatio
 
 
 def handle_set(p: Predictor, b: Builder, info: StatementInfo, s: SessionState) -> None:
+    if info.for_update and refuses_row_locks(p, b, info, s):
+        return
     if info.functions and p.catalog.has_functions() and p.functions_write(info.functions):
         handle_dml(p, b, info, s)  # ``SET @n = fn_next('LOT')``: logged as the function's writes are
     else:
