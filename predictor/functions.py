@@ -294,14 +294,19 @@ _DOUBLE_TYPES = (exp.DataType.Type.DOUBLE,)
 
 def _cast(e: exp.Expression, ev: Eval) -> Value:
     """CAST(x AS DATE) (and ``DATE 'x'``), AS DATETIME, AS SIGNED / UNSIGNED of a number (rounded: a DECIMAL
-    half up, a DOUBLE half to even), AS DOUBLE and AS DECIMAL(p, s) of a number; other types are not
-    followed."""
+    half up, a DOUBLE half to even), AS DOUBLE and AS DECIMAL(p, s) of a number, AS JSON of a document's
+    text (how a procedure's JSON value is bound: routines.as_expression); other types are not followed."""
     to = e.args.get("to")
     kind = to.this if isinstance(to, exp.DataType) else None
     if kind in _DAY_TYPES:
         return _to_date(e, ev)
     if kind is exp.DataType.Type.DECIMAL and isinstance(to, exp.DataType):
         return _as_decimal(_number_text(ev(e.this)), to)
+    if kind is exp.DataType.Type.JSON:
+        v = ev(e.this)
+        doc = _json_arg(v) if v is not None else None
+        return v if v is None or isinstance(v, JsonText) else UNKNOWN if doc is _NOT_COMPUTED else JsonText(
+            _json_text(doc))
     if kind not in _STAMP_TYPES and kind not in _WHOLE_TYPES and kind not in _DOUBLE_TYPES:
         return UNKNOWN
     v = ev(e.this)
@@ -941,6 +946,39 @@ def _json_remove(e: exp.Expression, ev: Eval) -> Value:
     return _json_result(old, before, after, ())
 
 
+def _json_search(e: exp.Expression, ev: Eval) -> Value:
+    """JSON_SEARCH(doc, 'one' | 'all', str): NULL when no string of the document matches (``%`` and ``_``
+    as in LIKE), else its path; several matches are a document that is not NULL but whose text is not
+    known (the servers order an object's keys differently). clinical_trials_edc_app's site activation
+    checklist: ``JSON_SEARCH(checklist, 'one', 'pending') IS NOT NULL``."""
+    if len(e.expressions) != 3:
+        return UNKNOWN
+    doc, mode, search = (ev(x) for x in e.expressions)
+    if doc is None or mode is None or search is None:
+        return None
+    tree = _json_arg(doc)
+    if tree is _NOT_COMPUTED or not isinstance(search, str) or not isinstance(mode, str) or mode not in (
+            "one", "all"):
+        return UNKNOWN
+    pattern = re.compile("".join(".*" if c == "%" else "." if c == "_" else re.escape(c) for c in search), re.S)
+    found: list[str] = []
+
+    def walk(node: object, path: str) -> None:
+        if isinstance(node, str) and pattern.fullmatch(node):
+            found.append(path)
+        elif isinstance(node, dict):
+            for k, v in node.items():
+                walk(v, f"{path}.{k}" if str(k).isidentifier() else f'{path}."{k}"')
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                walk(v, f"{path}[{i}]")
+
+    walk(tree, "$")
+    if not found:
+        return None
+    return JsonText(json.dumps(found[0])) if len(found) == 1 else JsonText('"$"', partial=True)
+
+
 def _substring_index(e: exp.Expression, ev: Eval) -> Value:
     """SUBSTRING_INDEX(s, delim, n): before the n-th delimiter from the left (n > 0), after the n-th from the
     right (n < 0); a delimiter with letters is matched as written, a bet (REPLACE's; the model holds text
@@ -1014,7 +1052,7 @@ def _elt(e: exp.Expression, ev: Eval) -> Value:
 
 _NAMED: dict[str, Callable[[exp.Expression, Eval], Value]] = {"JSON_MERGE_PATCH": _json_merge_patch,
                                                               "JSON_LENGTH": _json_length, "ADDTIME": _addtime,
-                                                              "QUOTE": _quote}
+                                                              "QUOTE": _quote, "JSON_SEARCH": _json_search}
 
 
 _FUNCTIONS: dict[type[exp.Expression], Callable[[exp.Expression, Eval], Value]] = {

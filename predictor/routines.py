@@ -23,7 +23,7 @@ from predictor.dialect import RplayMySQL
 from predictor.evaluate import FITS_NAME, UNKNOWN_NAME, Fresh, known
 from predictor.moments import Moment
 from predictor.parse import parse
-from predictor.values import Cased, Recased, double_sql
+from predictor.values import Cased, JsonText, Recased, double_sql
 
 Bindings = Mapping[str, exp.Expression]  # lower-case name -> its value as an expression
 
@@ -400,6 +400,9 @@ def as_expression(v: object) -> exp.Expression:
         return exp.Literal.number(str(v) if isinstance(v, Decimal) else v)
     if isinstance(v, float):
         return exp.Literal.number(double_sql(v))
+    if isinstance(v, JsonText):  # a document the model knows: read back as that document
+        return unknown() if v.partial else exp.Cast(this=exp.Literal.string(str(v)),
+                                                     to=exp.DataType.build("JSON"))
     if isinstance(v, Recased):
         return unknown()
     if isinstance(v, Cased):  # read back as the same string, its exact text kept
