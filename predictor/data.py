@@ -11,7 +11,7 @@ more than ``MAX_TRACKED`` rows (parsing every INSERT of a big workload would cos
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from enum import Enum
@@ -197,13 +197,8 @@ def _partly_updated(t: Table, d: TableData, where: exp.Expression,
         return
     maybe: set[int] = set()
     d.rows = list(d.rows)  # copies (a savepoint's, a rollback's) share the old list
-    for i, r in enumerate(d.rows):
-        if r is None:
-            continue
-        try:
-            if not truth(where, r):
-                continue
-        except CannotEvaluate:
+    for i, r, sure in _selects(d, where):
+        if not sure:
             maybe.add(i)
             continue
         new = _assigned_row(t, r, assignments)
@@ -215,19 +210,22 @@ def _partly_updated(t: Table, d: TableData, where: exp.Expression,
     d.set_unknown(t.with_generated(cols | stamps), maybe)
 
 
-def _maybe(d: TableData, where: exp.Expression) -> set[int]:
-    """Positions of the rows ``where`` selects or may select (it cannot be evaluated on them)."""
-    out: set[int] = set()
+def _selects(d: TableData, where: exp.Expression) -> Iterator[tuple[int, Row, bool]]:
+    """The rows ``where`` selects (True) or may select (False: it cannot be evaluated on them), with their
+    positions; the rows it surely does not select are left out."""
     for i, r in enumerate(d.rows):
         if r is None:
             continue
         try:
-            if not truth(where, r):
-                continue
+            if truth(where, r):
+                yield i, r, True
         except CannotEvaluate:
-            pass
-        out.add(i)
-    return out
+            yield i, r, False
+
+
+def _maybe(d: TableData, where: exp.Expression) -> set[int]:
+    """Positions of the rows ``where`` selects or may select."""
+    return {i for i, _, _ in _selects(d, where)}
 
 
 POSITION = "#pos"  # a row's place in TableData.rows, in rows given to a multi-table DELETE / UPDATE
