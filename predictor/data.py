@@ -513,8 +513,9 @@ class DataModel:
         except CannotEvaluate:
             if where is not None and limit is None and positions is None and joined is None:
                 _partly_updated(t, d, where, assignments)
-            else:
-                self.changed_columns(t, cols, None)
+            else:  # (ORDER BY RAND() LIMIT n: some of the rows the WHERE selects, those it does not stay)
+                stamps = [c.name.lower() for c in t.columns if c.on_update_now]
+                self.changed_columns(t, [*cols, *stamps], where if positions is None and joined is None else None)
             return None
         keys = {c for k in d.keys for c in k}
         moved = [c.lower() for c, e in assignments if not _keeps(e, c)]  # SET v = v + 0 changes nothing

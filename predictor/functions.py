@@ -15,7 +15,7 @@ import hashlib
 import json
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal, InvalidOperation
@@ -1050,9 +1050,36 @@ def _elt(e: exp.Expression, ev: Eval) -> Value:
     return ev(items[index - 1]) if 1 <= index <= len(items) else None
 
 
+def _find_in_set(e: exp.Expression, ev: Eval) -> Value:
+    """FIND_IN_SET(s, 'a,b,c'): the position of s in the list, 0 when not there; compared as the default
+    (_ci) collations do, as the model holds text (clinical_trials_edc_app's ``WHERE FIND_IN_SET(query_id,
+    @to_close)`` over a GROUP_CONCAT)."""
+    if len(e.expressions) != 2:
+        return UNKNOWN
+    needle, haystack = (ev(x) for x in e.expressions)
+    if needle is None or haystack is None:
+        return None
+    s, items = _text(needle), _text(haystack)
+    if s is None or items is None or "," in s:
+        return UNKNOWN  # (a string with a comma is never found: not followed)
+    names = items.split(",") if items else []
+    return names.index(s) + 1 if s in names else 0
+
+
+def joined(values: Sequence[Value], separator: str) -> Value:
+    """Known values joined as GROUP_CONCAT does (predictor/query.py), with their exact text when known."""
+    texts = [_text(v) for v in values]
+    if not all(t is not None for t in texts):
+        return UNKNOWN
+    exacts = [_exact_piece(v) for v in values]
+    exact = separator.join(x for x in exacts if x is not None) if all(x is not None for x in exacts) else None
+    return _like(list(values), separator.casefold().join(t for t in texts if t is not None).rstrip(" "), exact)
+
+
 _NAMED: dict[str, Callable[[exp.Expression, Eval], Value]] = {"JSON_MERGE_PATCH": _json_merge_patch,
                                                               "JSON_LENGTH": _json_length, "ADDTIME": _addtime,
-                                                              "QUOTE": _quote, "JSON_SEARCH": _json_search}
+                                                              "QUOTE": _quote, "JSON_SEARCH": _json_search,
+                                                              "FIND_IN_SET": _find_in_set}
 
 
 _FUNCTIONS: dict[type[exp.Expression], Callable[[exp.Expression, Eval], Value]] = {

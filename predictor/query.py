@@ -15,12 +15,14 @@ from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
+from itertools import pairwise
 from typing import TypeGuard, cast
 
 from sqlglot import exp
 
 from predictor.dialect import RplayMySQL
 from predictor.evaluate import UNKNOWN, UNKNOWN_NAME, CannotEvaluate, Row, Value, known, number, opaque, truth, value
+from predictor.functions import joined
 from predictor.moments import Moment, before, from_literal
 from predictor.nodes import PerRow
 from predictor.values import JsonText
@@ -653,6 +655,8 @@ def _aggregated(e: exp.Expression, group: list[Row]) -> exp.Expression:
 
 
 def _aggregate(f: exp.AggFunc, group: list[Row]) -> Value:
+    if isinstance(f, exp.GroupConcat):
+        return _group_concat(f, group)
     arg = f.this
     if isinstance(f, exp.Count) and (arg is None or isinstance(arg, exp.Star)):
         return len(group)
@@ -695,6 +699,38 @@ def _aggregate(f: exp.AggFunc, group: list[Row]) -> Value:
     if isinstance(f, exp.Avg):
         return _average(total, present)
     raise CannotEvaluate(f"aggregate {type(f).__name__}")
+
+
+def _group_concat(f: exp.GroupConcat, group: list[Row]) -> Value:
+    """GROUP_CONCAT over the group's rows in its ORDER BY (``_sorted``'s rules), its NULLs left out; unknown
+    when rows it does not tell apart give different texts, or when the result would be cut at
+    group_concat_max_len (1024: a warning the model does not give)."""
+    arg, order = f.this, []
+    if isinstance(arg, exp.Order):
+        arg, order = arg.this, list(arg.expressions)
+    distinct = isinstance(arg, exp.Distinct)
+    if distinct:
+        arg = arg.expressions[0] if len(arg.expressions) == 1 else None
+    if not isinstance(arg, exp.Expression):
+        raise CannotEvaluate("GROUP_CONCAT without an argument")
+    rows = _sorted(group, order) if order else group
+    vals = [value(arg, r) for r in rows]
+    if any(opaque(v) for v in vals):
+        return UNKNOWN
+    ties = [r.get(_TIE) for r in rows] if order else [()] * len(rows)
+    kept = [(t, v) for t, v in zip(ties, vals, strict=True) if v is not None]
+    if distinct:
+        first: dict[Value, tuple[object, Value]] = {}
+        for t, v in kept:
+            first.setdefault(v, (t, v))
+        kept = list(first.values())
+    if any(a[0] == b[0] and a[1] != b[1] for a, b in pairwise(kept)):
+        return UNKNOWN  # (without ORDER BY: in the server's scan order)
+    sep = f.args.get("separator")
+    if sep is not None and not (isinstance(sep, exp.Literal) and sep.is_string):
+        raise CannotEvaluate("GROUP_CONCAT with a SEPARATOR that is not a string literal")
+    out = joined([v for _, v in kept], "," if sep is None else str(sep.this)) if kept else None
+    return UNKNOWN if isinstance(out, str) and len(out) > 1024 else out
 
 
 def _average(total: int | Decimal, present: list[Value]) -> Decimal:

@@ -22,7 +22,7 @@ from predictor import function_runs, nodes
 from predictor.branches import by_shape
 from predictor.catalog import Generated, Table
 from predictor.codes import ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG, signal_code
-from predictor.data import DataModel, Mode, Pair, Refused, upsert_assignments, values_rows
+from predictor.data import DataModel, Mode, Pair, Refused, Updated, upsert_assignments, values_rows
 from predictor.evaluate import UNKNOWN, CannotEvaluate, Row, known, truth, value
 from predictor.joined import assignments_to, selected
 from predictor.parse import parse
@@ -598,6 +598,8 @@ class _Runner:
         if res is None or res.dup_at is not None:
             raise _Inexact("a duplicate key in a trigger's INSERT")
         self.count(t.name, res.written + res.updated)
+        if res.first_id is not None:
+            _local(rows)[_INSERT_ID] = res.first_id
         if conflict is not None:
             target = bound.this
             columns = tuple(str(c.name).lower() for c in target.expressions) \
@@ -634,7 +636,9 @@ class _Runner:
         cond = resolved(_bound(where.this, rows), self.source) if where is not None else None
         sets = [(e.this.name, resolved(_bound(e.expression, rows), self.source)) for e in n.expressions
                 if isinstance(e, exp.EQ) and isinstance(e.this, exp.Column)]
-        self.updated(t, n, cond, sets)
+        got = self.updated(t, n, cond, sets)
+        if got is not None and got.insert_id is not None:
+            _local(rows)[_INSERT_ID] = got.insert_id  # ``SET c = LAST_INSERT_ID(c + 1)``: the body's next id
 
     def update_joined(self, n: exp.Update, rows: dict[str, Row | None]) -> None:
         """A multi-table UPDATE that sets one table's columns, its rows chosen by the join (freight_forwarding_app's
@@ -659,7 +663,7 @@ class _Runner:
         self.updated(t, n, None, sets, positions, joined)
 
     def updated(self, t: Table, n: exp.Update, cond: exp.Expression | None, sets: list[tuple[str, exp.Expression]],
-                positions: list[int] | None = None, joined: dict[int, Row] | None = None) -> None:
+                positions: list[int] | None = None, joined: dict[int, Row] | None = None) -> Updated | None:
         pairs: list[Pair] = []
         try:
             got = self.data.update_where(t, cond, sets, positions=positions, pairs=pairs, joined=joined) \
@@ -670,6 +674,7 @@ class _Runner:
             raise _Signal(refused.code) from None  # the statement fails with it, and is undone (trigger_check.sql)
         self.count(t.name, None if got is None else got[0])
         self.fire(t, "UPDATE", pairs if got is not None else None, _changing(t, n))
+        return got
 
     def fire(self, t: Table, event: str, pairs: list[Pair] | None, changing: frozenset[str] | None = None) -> None:
         """The triggers of the rows a body's statement changed (a reading's trigger updates its device, whose
@@ -782,6 +787,18 @@ class _Signal(Exception):
         self.code, self.raised_in_body = code, raised_in_body
 
 
+# LAST_INSERT_ID() as a body has set it, kept among its locals (a name no variable has): a function's or a
+# trigger's own, put back when it ends (fixtures/seeds/003_logging_rules/body_insert_id.sql)
+_INSERT_ID = "last_insert_id()"
+
+
+def _local(rows: dict[str, Row | None]) -> Row:
+    local = rows.get("")
+    if local is None:
+        local = rows[""] = {}
+    return local
+
+
 def _bound(e: exp.Expression, rows: dict[str, Row | None]) -> exp.Expression:
     """``e`` with OLD.c / NEW.c replaced by the row's values (unknown ones stay unknown), and the body's
     local variables (which take precedence over column names) by theirs."""
@@ -790,6 +807,9 @@ def _bound(e: exp.Expression, rows: dict[str, Row | None]) -> exp.Expression:
     def put(x: exp.Expression) -> exp.Expression:
         if isinstance(x, exp.Column | exp.Var) and not x.args.get("table") and x.name.lower() in local:
             return known(local[x.name.lower()])  # (a Var: ``SET NEW.c = v``, as sqlglot reads a lone name)
+        if isinstance(x, exp.Anonymous) and not x.expressions and x.name.upper() == "LAST_INSERT_ID" \
+                and _INSERT_ID in local:
+            return known(local[_INSERT_ID], "LAST_INSERT_ID()")
         if isinstance(x, exp.Column) and x.table.lower() in ("old", "new"):
             row = rows.get(x.table.lower())
             if row is None:
