@@ -448,7 +448,11 @@ def _update(tree: exp.Update) -> StatementInfo:
     if any(isinstance(e, exp.EQ) and isinstance(e.expression, exp.Anonymous) and e.expression.expressions
            and e.expression.name.upper() == "LAST_INSERT_ID" for e in tree.expressions):
         info = replace(info, extra=(*info.extra, SETS_INSERT_ID))
-    return info if multi or not _subquery_reads(tree, tables) else replace(info, extra=(*info.extra, SELF_SUBQUERY))
+    if multi:
+        return info
+    extra: tuple[str, ...] = (SELF_SUBQUERY,) if _subquery_reads(tree, tables) else ()
+    extra += (SELF_READ,) if _subquery_reads(tree, tables, derived=True) else ()
+    return replace(info, extra=(*info.extra, *extra)) if extra else info
 
 
 def _delete(tree: exp.Delete) -> StatementInfo:
@@ -468,6 +472,8 @@ def _delete(tree: exp.Delete) -> StatementInfo:
     extra: tuple[str, ...] = ("where",) if tree.args.get("where") is not None else ()
     if not multi and _subquery_reads(tree, targets):
         extra += (SELF_SUBQUERY,)
+    if not multi and _subquery_reads(tree, targets, derived=True):
+        extra += (SELF_READ,)
     return StatementInfo(Kind.DELETE, writes=tuple(writes), reads=reads, functions=tuple(funcs),
                          sysvars=tuple(sysvars), ignore=bool(tree.args.get("ignore")),
                          limit=_limit_value(tree), nested_limit=_nested_limit(tree), multi_table=multi, extra=extra)
@@ -476,12 +482,15 @@ def _delete(tree: exp.Delete) -> StatementInfo:
 CHECK_OPTION = "check option"  # StatementInfo.extra of CREATE VIEW ... WITH CHECK OPTION (predictor/views.py)
 NOT_UPDATABLE = "not updatable"  # StatementInfo.extra of CREATE VIEW whose rows cannot be written (_updatable)
 SELF_SUBQUERY = "self subquery"  # StatementInfo.extra: a subquery reads the table the statement changes
+SELF_READ = "self read"  # StatementInfo.extra: so does a derived table in a subquery (it opens the table too)
 CONDITION = "condition"  # StatementInfo.extra of a body's IF condition: no statement of its own
 SETS_INSERT_ID = "sets insert id"  # StatementInfo.extra of an UPDATE ... SET c = LAST_INSERT_ID(x)
 
 
-def _subquery_reads(tree: exp.Expression, targets: list[str]) -> bool:
-    """Whether a subquery (not a derived table, which is materialised first) reads one of ``targets``."""
+def _subquery_reads(tree: exp.Expression, targets: list[str], derived: bool = False) -> bool:
+    """Whether a subquery reads one of ``targets``: not through a derived table, which is materialised first
+    (MySQL's 1093 is not raised), unless ``derived`` (the table is opened for reading all the same:
+    WRITE_AUTOINC_SELECT on both servers; unsafe_24_write_autoinc_select.sql)."""
     names = {t.lower() for t in targets}
     for sel in tree.find_all(exp.Select):
         for t in sel.find_all(exp.Table):
@@ -489,7 +498,7 @@ def _subquery_reads(tree: exp.Expression, targets: list[str]) -> bool:
                 continue
             inner = t.find_ancestor(exp.Select)
             holder = inner.parent if inner is not None else None
-            if not (isinstance(holder, exp.Subquery) and isinstance(holder.parent, exp.From | exp.Join)):
+            if derived or not (isinstance(holder, exp.Subquery) and isinstance(holder.parent, exp.From | exp.Join)):
                 return True
     return False
 

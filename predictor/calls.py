@@ -41,7 +41,7 @@ from predictor.routines import (
 )
 from predictor.rows import table_source
 from predictor.session import SessionState
-from predictor.unsafe import read_unsafe, system_function
+from predictor.unsafe import limited, read_unsafe, system_function
 from predictor.variables import ER_SP_FETCH_NO_DATA
 
 if TYPE_CHECKING:
@@ -423,6 +423,12 @@ def _run(p: Predictor, b: Builder, routine: Routine, s: SessionState, statements
             # writes is rows) or changed no row (blood_bank_app's invoice upsert that finds the invoice)
             # (procedure_locals.sql, cursor_loops.sql, handler_exit.sql, call_unsafe_no_rows.sql)
             s.force_row = True
+        elif s.binlog_format == "STATEMENT" and sub.kind is Kind.SELECT and sub.for_update \
+                and limited(sub, p.profile) and sb.error is None:
+            # a body's SELECT ... LIMIT ... FOR UPDATE write-locks what it reads: decided as a write, unsafe
+            # (1592, though nothing is logged); not so at top level (select_for_update_limit.sql)
+            sb.unsafe.add("LIMIT")
+            sb.warnings.add(ER_UNSAFE_STATEMENT)
         if p.profile.ROUTINE_EVERY_STEP_CLEARS_WARNINGS or (
                 sub.kind is not Kind.SET and (sub.reads or sub.writes)):
             b.warnings &= {ER_UNSAFE_STATEMENT}  # the statement before's warnings are cleared

@@ -220,6 +220,10 @@ class Profile:
     SEMI_JOIN_UPDATE_IS_MULTI: ClassVar[bool] = False
     """A single-table UPDATE whose WHERE has an IN-subquery runs as a multi-table UPDATE (semi-join, MariaDB
     11.1+, MDEV-7487), with MULTI_UPDATE_STMT_CACHE_WHEN's cache rule."""
+    SELF_READ_UPDATE_IS_MULTI: ClassVar[bool] = False
+    """A single-table UPDATE whose subquery reads the table it changes (through a derived table too) runs as a
+    multi-table UPDATE, with MULTI_UPDATE_STMT_CACHE_WHEN's cache rule (MariaDB: how it allows what MySQL
+    refuses with 1093; fixtures/seeds/003_logging_rules/self_read_derived.sql)."""
     SELF_SUBQUERY_ERROR: ClassVar[int | None] = None
     """Error for a single-table UPDATE / DELETE whose subquery reads the table it changes (None: allowed,
     MariaDB since 10.3)."""
@@ -394,6 +398,7 @@ class MariaDB1011(Profile):
     RESERVED_WORDS = reserved.MARIADB_1011
     CREATE_EXISTING_LOGGED = False
     MULTI_UPDATE_STMT_CACHE_WHEN = "unmatched"
+    SELF_READ_UPDATE_IS_MULTI = True
     """Seen on 10.11.19 (fixtures/workloads/clinic_app.sql: no row matched); a matched but unchanged row keeps
     it in the transaction cache (fixtures/seeds/003_logging_rules/loops_subqueries_and_savepoints.sql)."""
     ENGINES = MappingProxyType({**_BASE_ENGINES, **{e.name: e for e in (

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 
 from predictor import fresh, ranges, triggers, views
-from predictor.analyze import SETS_INSERT_ID, Kind, Op, StatementInfo
+from predictor.analyze import SELF_READ, SETS_INSERT_ID, Kind, Op, StatementInfo
 from predictor.catalog import ForeignKey, Table
 from predictor.codes import ER_BAD_NULL, ER_WARNING_NOT_COMPLETE_ROLLBACK
 from predictor.data import SKIPPED, Mode, Pair, Refused, WriteOutcome, upsert_assignments, values_rows
@@ -332,7 +332,7 @@ def _upserted_rows(p: Predictor, s: SessionState, out: Outcome, name: str, u: tr
             return cache
         add: list[Piece] = []
         if u.written:
-            before, after = _upsert_write(p, t, u.columns, u.assigned, s.row_image, False)
+            before, after = _upsert_write(p, t, u.columns, u.assigned, s.row_image, False, True)
             add.append(replace(mine, before=before, after=after))
         if u.updated:
             before, after = upsert_images(t, u.columns, u.assigned, s.row_image, p.profile, False)
@@ -367,7 +367,8 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
         p.journal(s, t)
         if info.kind in (Kind.DELETE, Kind.UPDATE) and p.data.tracked(t) is not None and p.data.may_parse():
             tree = parsed(p, sql, s)
-            multi = multi or (p.profile.SEMI_JOIN_UPDATE_IS_MULTI and _semi_join(tree))
+            multi = multi or (p.profile.SEMI_JOIN_UPDATE_IS_MULTI and _semi_join(tree)) or (
+                p.profile.SELF_READ_UPDATE_IS_MULTI and info.kind is Kind.UPDATE and SELF_READ in info.extra)
             where = tree.args.get("where") if isinstance(tree, (exp.Delete, exp.Update)) else None
             if shown is not None:
                 where = exp.Where(this=exp.and_(shown.copy(), where.this) if where is not None else shown.copy())
@@ -685,7 +686,7 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
                 dup_first = _dup_before_write(pairs or []) if mode is Mode.UPSERT else bool(
                     changed["delete"] or changed["update"])
                 before, after = _upsert_write(p, t, written, assigned, "MINIMAL" if deferred else s.row_image,
-                                              dup_first)
+                                              dup_first, mode is Mode.UPSERT)
             elif typ in own and not deferred:
                 add.append(own[typ])
                 continue
@@ -700,12 +701,15 @@ def _write_rows(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
 
 
 def _upsert_write(p: Predictor, t: Table, written: tuple[str, ...] | None, assigned: tuple[str, ...], image: str,
-                  dup_first: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
+                  dup_first: bool, upsert: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The write event of INSERT ... ON DUPLICATE KEY UPDATE or REPLACE: an upsert's rows were marked for the
-    assigned columns too, duplicate or not (MINIMAL after image: written and assigned columns, both servers).
-    On MySQL a row written after a duplicate (``dup_first``; changed or not) has the whole row, in NOBLOB too
-    (Profile.UPSERT_AFTER_FULL; fixtures/seeds/004_wl5092/upsert_write_image.sql)."""
-    cols = None if written is None else (*written, *assigned)
+    assigned columns too, duplicate or not (MINIMAL after image: written and assigned columns, both servers),
+    and for its ON UPDATE CURRENT_TIMESTAMP columns (``upsert``: not REPLACE's;
+    fixtures/seeds/004_wl5092/upsert_on_update_stamp.sql). On MySQL a row written after a duplicate
+    (``dup_first``; changed or not) has the whole row, in NOBLOB too (Profile.UPSERT_AFTER_FULL;
+    fixtures/seeds/004_wl5092/upsert_write_image.sql)."""
+    stamps = tuple(c.name.lower() for c in t.columns if c.on_update_now) if upsert else ()
+    cols = None if written is None else (*written, *assigned, *stamps)
     before, after = images(t, Op.INSERT, cols, image, p.profile)
     if image.upper() != "FULL" and p.profile.UPSERT_AFTER_FULL and dup_first:
         after = t.ordered({c.name.lower() for c in t.columns})

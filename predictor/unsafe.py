@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from predictor.analyze import SELF_SUBQUERY, Kind, StatementInfo
+from predictor.analyze import SELF_READ, Kind, StatementInfo
 from predictor.catalog import Table
 from predictor.context import Context
 from predictor.profiles import Profile
@@ -121,7 +121,7 @@ def write_autoinc_select(ctx: Context) -> bool:
     targets = {t.name.lower() for t in _top_targets(ctx)}
     written = targets | {u.table.name.lower() for u in ctx.access.writes}
     # the statement reading its own target (INSERT ... SELECT FROM it, a subquery over it) opens it twice
-    self_read = SELF_SUBQUERY in ctx.info.extra or (
+    self_read = SELF_READ in ctx.info.extra or (
         ctx.info.kind in _INSERTS and ctx.info.select_source and any(r.lower() in targets for r in ctx.info.reads))
     return ctx.access.body_select or self_read or any(r.name.lower() not in written for r in ctx.access.reads) or (
         ctx.profile.FOREIGN_KEY_TABLES_LOCKED and _foreign_key_reads(ctx))
