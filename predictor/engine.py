@@ -351,6 +351,9 @@ class Predictor:
         if not info.functions or not self.catalog.has_functions() or not self.functions_write(info.functions):
             return
         tree = parsed(self, sql, s)
+        if isinstance(tree, exp.Expression):
+            tree = function_runs.with_subqueries_valued(tree, self.writing_function, lambda e: resolved(
+                e, lambda name: table_source(self, name, s), per_row=False))
         found = function_runs.calls(tree, self.writing_function, lambda update: self._matched(update, s)) \
             if isinstance(tree, exp.Expression) else None
         if not found:

@@ -71,6 +71,26 @@ def calls(tree: exp.Expression, writer: Writer,
     return found
 
 
+def with_subqueries_valued(tree: exp.Expression, writer: Writer,
+                           resolve: Callable[[exp.Expression], exp.Expression]) -> exp.Expression:
+    """``tree`` with the subqueries in the arguments of its calls of functions that write replaced by their
+    values where the data model has them: the server evaluates the arguments before the call
+    (ev_charging_network_app's ``SET @pts = fn_award_loyalty(@d, @s, (SELECT energy_kwh FROM cdrs WHERE
+    id = @cdr))``)."""
+    found = _writing_calls(tree, writer)
+    if not any(isinstance(x, exp.Subquery) for c in found for a in c.expressions for x in a.walk()):
+        return tree
+    tree = tree.copy()
+    for c in _writing_calls(tree, writer):
+        for a in list(c.expressions):
+            if any(isinstance(x, exp.Subquery) for x in a.walk()):
+                try:
+                    a.replace(resolve(a))
+                except CannotEvaluate:
+                    pass
+    return tree
+
+
 def _in_update_set(tree: exp.Expression, call: exp.Expression) -> bool:
     """Whether ``call`` is in a SET value of a single-table UPDATE (not under a condition)."""
     if not isinstance(tree, exp.Update) or not isinstance(tree.this, exp.Table) or tree.this.args.get("joins") \

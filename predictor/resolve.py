@@ -273,8 +273,10 @@ def _statements(body: tuple[StatementInfo, ...]) -> tuple[StatementInfo, ...]:
 
 def _reads_only(body: tuple[StatementInfo, ...], catalog: Catalog, session: SessionState) -> bool:
     """Whether a routine or trigger body reads a table it does not also write: the server locks the tables
-    of one body together, the strongest use winning, so only such a table is read-locked."""
+    of one body together, the strongest use winning, so only such a table is read-locked. A multi-table
+    UPDATE's joined tables are write-locked in a body, as parsed (both servers; body_multi_update_locks.sql)."""
     written = {w.table.lower() for s in body for w in s.writes}
+    written |= {r.lower() for s in body if s.kind is Kind.UPDATE and s.multi_table for r in s.reads}
     return any(r.lower() not in written and lookup(r, catalog, session) is not None for s in body for r in s.reads)
 
 

@@ -107,8 +107,8 @@ def write_autoinc_select(ctx: Context) -> bool:
     every table it locks) is written while another table is read (INSERT ... SELECT,
     or an UPDATE/DELETE with a subquery: seen on MariaDB 10.11), or while a trigger or function it runs
     reads a table that body does not write (fixtures/seeds/003_logging_rules/unsafe_24_write_autoinc_select.sql)."""
-    if ctx.info.kind not in (*_INSERTS, Kind.UPDATE, Kind.DELETE):
-        return False
+    if ctx.info.kind not in (*_INSERTS, Kind.UPDATE, Kind.DELETE, Kind.SET, Kind.SELECT, Kind.DO):
+        return False  # (SET / SELECT / DO write through the functions they call: function_write_autoinc_select.sql)
     updated = _cascade_targets(ctx, updated_only=True) if ctx.profile.FOREIGN_KEY_TABLES_LOCKED else []
     if updated and any(t.auto_increment is not None for t in updated + [u.table for u in ctx.access.writes]):
         return True  # a child row the cascade updates has its own foreign keys checked: the parents are read
@@ -120,6 +120,9 @@ def write_autoinc_select(ctx: Context) -> bool:
     # a table read-locked only: one a trigger or function also writes is write-locked (seen on MariaDB 10.11)
     targets = {t.name.lower() for t in _top_targets(ctx)}
     written = targets | {u.table.name.lower() for u in ctx.access.writes}
+    # a trigger's or function's multi-table UPDATE write-locks every table it joins (body_multi_update_locks.sql)
+    written |= {r.lower() for s in ctx.access.sub_statements
+                if s.kind is Kind.UPDATE and s.multi_table for r in s.reads}
     # the statement reading its own target (INSERT ... SELECT FROM it, a subquery over it) opens it twice
     self_read = SELF_READ in ctx.info.extra or (
         ctx.info.kind in _INSERTS and ctx.info.select_source and any(r.lower() in targets for r in ctx.info.reads))
