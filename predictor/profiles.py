@@ -398,9 +398,11 @@ class MariaDB1011(Profile):
     RESERVED_WORDS = reserved.MARIADB_1011
     CREATE_EXISTING_LOGGED = False
     MULTI_UPDATE_STMT_CACHE_WHEN = "unmatched"
-    SELF_READ_UPDATE_IS_MULTI = True
     """Seen on 10.11.19 (fixtures/workloads/clinic_app.sql: no row matched); a matched but unchanged row keeps
-    it in the transaction cache (fixtures/seeds/003_logging_rules/loops_subqueries_and_savepoints.sql)."""
+    it in the transaction cache (fixtures/seeds/003_logging_rules/loops_subqueries_and_savepoints.sql), unless
+    the table has a CHECK constraint or an ON UPDATE CURRENT_TIMESTAMP column: then "unchanged"
+    (multi_update_unchanged_checked.sql)."""
+    SELF_READ_UPDATE_IS_MULTI = True
     ENGINES = MappingProxyType({**_BASE_ENGINES, **{e.name: e for e in (
         E.ARIA, E.FEDERATEDX, E.CONNECT, E.SPIDER, E.SEQUENCE_ENGINE, E.SEQUENCE_TABLE)}})
     SESSION_DEFAULTS = MappingProxyType({**Profile.SESSION_DEFAULTS, "binlog_format": "MIXED"})

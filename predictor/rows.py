@@ -436,7 +436,11 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
             if len(info.writes) == 1:
                 s.rows_changed = changed  # ROW_COUNT(): changed rows, not matched ones
             matched = res[2] if isinstance(tree, exp.Update) and res is not None else changed
-            untouched.append((matched if p.profile.MULTI_UPDATE_STMT_CACHE_WHEN == "unmatched" else changed) == 0)
+            # (10.11 counts a table with a CHECK constraint or an ON UPDATE column once it changed a row:
+            # multi_update_unchanged_checked.sql)
+            by_match = p.profile.MULTI_UPDATE_STMT_CACHE_WHEN == "unmatched" and not t.checks and not any(
+                c.on_update_now for c in t.columns)
+            untouched.append((matched if by_match else changed) == 0)
             if changed == 0 and out.row_format:  # nothing changed: no row events for the table
                 out = _without_rows(out, t.name.__eq__)
         elif info.kind is Kind.UPDATE and w.columns is not None and p.data.parses_left > 0:
