@@ -124,6 +124,11 @@ class Table:
         return tuple(c.name for c in self.columns if c.name.lower() in low)
 
     @property
+    def stamps(self) -> tuple[str, ...]:
+        """The ON UPDATE CURRENT_TIMESTAMP columns (lower case): an UPDATE that changes the row sets them."""
+        return tuple(c.name.lower() for c in self.columns if c.on_update_now)
+
+    @property
     def auto_increment(self) -> Column | None:
         for c in self.columns:
             if c.auto_increment:

@@ -206,7 +206,7 @@ def _partly_updated(t: Table, d: TableData, where: exp.Expression,
             maybe.add(i)
         else:
             d.rows[i] = new
-    stamps = {c.name.lower() for c in t.columns if c.on_update_now}
+    stamps = set(t.stamps)
     d.set_unknown(t.with_generated(cols | stamps), maybe)
 
 
@@ -514,8 +514,7 @@ class DataModel:
             if where is not None and limit is None and positions is None and joined is None:
                 _partly_updated(t, d, where, assignments)
             else:  # (ORDER BY RAND() LIMIT n: some of the rows the WHERE selects, those it does not stay)
-                stamps = [c.name.lower() for c in t.columns if c.on_update_now]
-                self.changed_columns(t, [*cols, *stamps], where if positions is None and joined is None else None)
+                self.changed_columns(t, [*cols, *t.stamps], where if positions is None and joined is None else None)
             return None
         keys = {c for k in d.keys for c in k}
         moved = [c.lower() for c, e in assignments if not _keeps(e, c)]  # SET v = v + 0 changes nothing
@@ -930,7 +929,7 @@ def _assigned_row(t: Table, old: Row, assignments: Sequence[tuple[str, exp.Expre
         new[c.lower()] = scope[c.lower()] = got  # the assignments after it read the new value (left to right)
     if t.generated:
         _generate(t, new)
-    stamps = [c.name.lower() for c in t.columns if c.on_update_now]
+    stamps = t.stamps
     if stamps:  # ON UPDATE CURRENT_TIMESTAMP: set when the row changes, unless the UPDATE sets it
         own = {c.lower() for c, _ in assignments}
         changed = [_changes(old.get(c), new[c]) for c in own]

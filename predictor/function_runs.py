@@ -77,13 +77,12 @@ def with_subqueries_valued(tree: exp.Expression, writer: Writer,
     values where the data model has them: the server evaluates the arguments before the call
     (ev_charging_network_app's ``SET @pts = fn_award_loyalty(@d, @s, (SELECT energy_kwh FROM cdrs WHERE
     id = @cdr))``)."""
-    found = _writing_calls(tree, writer)
-    if not any(isinstance(x, exp.Subquery) for c in found for a in c.expressions for x in a.walk()):
+    if not any(a.find(exp.Subquery) for c in _writing_calls(tree, writer) for a in c.expressions):
         return tree
     tree = tree.copy()
     for c in _writing_calls(tree, writer):
         for a in list(c.expressions):
-            if any(isinstance(x, exp.Subquery) for x in a.walk()):
+            if a.find(exp.Subquery):
                 try:
                     a.replace(resolve(a))
                 except CannotEvaluate:

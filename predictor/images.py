@@ -62,7 +62,7 @@ def images(table: Table, op: Op, columns: tuple[str, ...] | None, mode: str,
     if op is Op.INSERT:
         written = written | {c.name.lower() for c in table.columns if c.default_now}
     elif op is Op.UPDATE:
-        written = written | {c.name.lower() for c in table.columns if c.on_update_now}
+        written = written | set(table.stamps)
     key = pke(table, profile)
     full_before = all_cols if op is not Op.INSERT else set()
     full_after = all_cols if op is not Op.DELETE else set()

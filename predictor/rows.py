@@ -438,8 +438,7 @@ def _key_checks(p: Predictor, sql: str, info: StatementInfo, s: SessionState, ou
             matched = res[2] if isinstance(tree, exp.Update) and res is not None else changed
             # (10.11 counts a table with a CHECK constraint or an ON UPDATE column once it changed a row:
             # multi_update_unchanged_checked.sql)
-            by_match = p.profile.MULTI_UPDATE_STMT_CACHE_WHEN == "unmatched" and not t.checks and not any(
-                c.on_update_now for c in t.columns)
+            by_match = p.profile.MULTI_UPDATE_STMT_CACHE_WHEN == "unmatched" and not t.checks and not t.stamps
             untouched.append((matched if by_match else changed) == 0)
             if changed == 0 and out.row_format:  # nothing changed: no row events for the table
                 out = _without_rows(out, t.name.__eq__)
@@ -712,7 +711,7 @@ def _upsert_write(p: Predictor, t: Table, written: tuple[str, ...] | None, assig
     fixtures/seeds/004_wl5092/upsert_on_update_stamp.sql). On MySQL a row written after a duplicate
     (``dup_first``; changed or not) has the whole row, in NOBLOB too (Profile.UPSERT_AFTER_FULL;
     fixtures/seeds/004_wl5092/upsert_write_image.sql)."""
-    stamps = tuple(c.name.lower() for c in t.columns if c.on_update_now) if upsert else ()
+    stamps = t.stamps if upsert else ()
     cols = None if written is None else (*written, *assigned, *stamps)
     before, after = images(t, Op.INSERT, cols, image, p.profile)
     if image.upper() != "FULL" and p.profile.UPSERT_AFTER_FULL and dup_first:
